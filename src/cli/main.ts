@@ -1,0 +1,24 @@
+// The `vigil` command line: dispatches to subcommands (serve, scan, users).
+const USAGE = `usage: vigil <command> [options]
+
+commands:
+  serve    run the HTTP service (configuration from the environment, see README)
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve': {
+      const { serve } = await import('./serve.js');
+      return serve(rest);
+    }
+    case undefined:
+    case '-h':
+    case '--help':
+      process.stdout.write(USAGE);
+      return command === undefined ? 1 : 0;
+    default:
+      process.stderr.write(`vigil: unknown command '${command}'\n${USAGE}`);
+      return 2;
+  }
+}
