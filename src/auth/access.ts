@@ -1,0 +1,117 @@
+// Access control for every route, declared in the route's `config.access`:
+//   public  — no credentials needed;
+//   session — a live JWT session (Bearer header or svc_session cookie) with at least `role`;
+//             POST/PUT/PATCH/DELETE also need a valid X-CSRF-Token;
+//   apikey  — an API key (read-only external endpoints).
+// Routes without a declaration are session routes for any role: secure by default.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Database } from '../db/database.js';
+import { FORBIDDEN, HttpError, forbidden, unauthorized } from '../http/errors.js';
+import { hasRole, type Role } from './roles.js';
+import { findSessionUser } from './sessions.js';
+import type { TokenService } from './tokens.js';
+import type { UserRow } from '../users/store.js';
+
+export const SESSION_COOKIE = 'svc_session';
+export const API_KEY_PREFIX = 'svc_ak_';
+export const CSRF_FAILED = 'CSRF token missing or invalid';
+
+export type Access =
+  | { auth: 'public' }
+  | { auth: 'session'; role?: Role; roleDetail?: string }
+  | { auth: 'apikey' };
+
+export interface SessionPrincipal {
+  kind: 'session';
+  user: UserRow;
+  sessionId: string;
+}
+export interface ApiKeyPrincipal {
+  kind: 'apikey';
+  keyId: string;
+  owner: UserRow;
+}
+export type Principal = SessionPrincipal | ApiKeyPrincipal;
+
+/** Resolves an API key to its principal, or null when unknown/revoked. */
+export type ApiKeyResolver = (key: string, request: FastifyRequest) => Promise<ApiKeyPrincipal | null>;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+  interface FastifyContextConfig {
+    access?: Access;
+    /** Detail of the 404 answered when a path parameter is not a valid id. */
+    notFound?: string;
+  }
+}
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function presentedCredential(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw unauthorized();
+    return match[1];
+  }
+  return request.cookies?.[SESSION_COOKIE] || undefined;
+}
+
+export function registerAccessControl(
+  app: FastifyInstance,
+  deps: { db: Database; tokens: TokenService; resolveApiKey?: ApiKeyResolver },
+): void {
+  async function sessionPrincipal(token: string): Promise<SessionPrincipal> {
+    const claims = await deps.tokens.verify(token, 'session');
+    if (!claims) throw unauthorized();
+    const user = await findSessionUser(deps.db, claims.sessionId, claims.userId);
+    if (!user) throw unauthorized();
+    return { kind: 'session', user, sessionId: claims.sessionId };
+  }
+
+  app.addHook('onRequest', async (request) => {
+    if (request.is404) return;
+    const access: Access = request.routeOptions.config.access ?? { auth: 'session' };
+    if (access.auth === 'public') return;
+
+    const credential = presentedCredential(request);
+    if (!credential) throw unauthorized();
+    const isApiKey = credential.startsWith(API_KEY_PREFIX);
+
+    if (access.auth === 'apikey') {
+      if (!isApiKey || !deps.resolveApiKey) throw unauthorized();
+      const principal = await deps.resolveApiKey(credential, request);
+      if (!principal) throw unauthorized();
+      if (request.method !== 'GET' && request.method !== 'HEAD') throw forbidden(FORBIDDEN);
+      request.principal = principal;
+      return;
+    }
+
+    if (isApiKey) {
+      // A valid key is read-only and confined to /api/external: anything else is forbidden.
+      const principal = deps.resolveApiKey ? await deps.resolveApiKey(credential, request) : null;
+      if (!principal) throw unauthorized();
+      throw forbidden(FORBIDDEN);
+    }
+    const principal = await sessionPrincipal(credential);
+    request.principal = principal;
+    if (access.role && !hasRole(principal.user.role, access.role)) {
+      throw new HttpError(403, access.roleDetail ?? FORBIDDEN);
+    }
+    if (STATE_CHANGING.has(request.method)) {
+      const presented = request.headers['x-csrf-token'];
+      if (typeof presented !== 'string' || !deps.tokens.checkCsrf(principal.sessionId, presented)) {
+        throw forbidden(CSRF_FAILED);
+      }
+    }
+  });
+}
+
+/** The session principal of a request on a session route (set by the access hook). */
+export function sessionOf(request: FastifyRequest): SessionPrincipal {
+  const principal = request.principal;
+  if (!principal || principal.kind !== 'session') throw unauthorized();
+  return principal;
+}

@@ -1,0 +1,147 @@
+// Session endpoints: login, logout, who am I, CSRF token, change own password.
+import { Type } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import type { App, AppContext } from '../http/context.js';
+import { badRequest } from '../http/errors.js';
+import { errorResponses, Empty, StringEnum, Uuid } from '../http/schemas.js';
+import { recordAudit } from '../audit/log.js';
+import { updateUser } from '../users/store.js';
+import { SESSION_COOKIE, sessionOf } from './access.js';
+import { checkPassword, startSession } from './login.js';
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
+import { ROLES } from './roles.js';
+import { revokeSession, revokeUserSessions } from './sessions.js';
+
+const SessionUser = Type.Object({ id: Uuid, username: Type.String(), role: StringEnum(ROLES) });
+
+export function setSessionCookie(reply: FastifyReply, ctx: AppContext, token: string): void {
+  reply.setCookie(SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'strict',
+    path: '/',
+    maxAge: ctx.config.sessionTtlSeconds,
+    secure: ctx.config.secureCookies,
+  });
+}
+
+export function authRoutes(app: App, ctx: AppContext): void {
+  const loginDeps = { db: ctx.db, tokens: ctx.tokens, sessionTtlSeconds: ctx.config.sessionTtlSeconds };
+
+  app.post(
+    '/api/auth/login',
+    {
+      config: { access: { auth: 'public' } },
+      schema: {
+        tags: ['auth'],
+        summary: 'Log in with username and password',
+        security: [],
+        body: Type.Object(
+          { username: Type.String({ minLength: 1, maxLength: 256 }), password: Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            access_token: Type.String(),
+            token_type: Type.Literal('bearer'),
+            user: SessionUser,
+          }),
+          ...errorResponses(400, 401, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const user = await checkPassword(loginDeps, request.body.username, request.body.password, request.ip);
+      const token = await startSession(loginDeps, user, request.ip, 'password');
+      setSessionCookie(reply, ctx, token);
+      return { access_token: token, token_type: 'bearer' as const, user: { id: user.id, username: user.username, role: user.role } };
+    },
+  );
+
+  app.post(
+    '/api/auth/logout',
+    {
+      schema: { tags: ['auth'], summary: 'End the session: revokes its token and clears the cookie', response: { 204: Empty, ...errorResponses(401, 403) } },
+    },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      await revokeSession(ctx.db, session.sessionId);
+      await recordAudit(ctx.db, { actor: session.user.username, action: 'auth.logout', ip: request.ip });
+      reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'strict', path: '/', secure: ctx.config.secureCookies });
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/api/auth/me',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'The signed-in user',
+        response: {
+          200: Type.Object({
+            id: Uuid,
+            username: Type.String(),
+            role: StringEnum(ROLES),
+            two_factor_enabled: Type.Boolean(),
+            auth_method: StringEnum(['local', 'sso'] as const),
+          }),
+          ...errorResponses(401),
+        },
+      },
+    },
+    async (request) => {
+      const { user } = sessionOf(request);
+      return {
+        id: user.id,
+        username: user.username,
+        role: user.role,
+        two_factor_enabled: Boolean(user.two_factor_enabled),
+        auth_method: user.auth_method,
+      };
+    },
+  );
+
+  app.get(
+    '/api/auth/csrf',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'The CSRF token of this session, for X-CSRF-Token on state-changing requests',
+        response: { 200: Type.Object({ csrf_token: Type.String() }), ...errorResponses(401) },
+      },
+    },
+    async (request) => ({ csrf_token: ctx.tokens.csrfToken(sessionOf(request).sessionId) }),
+  );
+
+  app.post(
+    '/api/auth/password',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Change your own password; your other sessions are revoked',
+        body: Type.Object(
+          {
+            current_password: Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
+            new_password: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 204: Empty, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const { user, sessionId } = sessionOf(request);
+      if (user.auth_method !== 'local' || !user.password_hash) {
+        throw badRequest('This account signs in through SSO and has no password');
+      }
+      if (!(await verifyPassword(request.body.current_password, user.password_hash))) {
+        await recordAudit(ctx.db, { actor: user.username, action: 'auth.password_change_failed', ip: request.ip });
+        throw badRequest('Current password is incorrect', [{ field: 'body.current_password', message: 'is incorrect' }]);
+      }
+      await updateUser(ctx.db, user.id, { passwordHash: await hashPassword(request.body.new_password) });
+      await revokeUserSessions(ctx.db, user.id, sessionId);
+      await recordAudit(ctx.db, { actor: user.username, action: 'auth.password_changed', targetType: 'user', targetId: user.id, ip: request.ip });
+      return reply.code(204).send(null);
+    },
+  );
+}

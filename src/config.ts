@@ -1,0 +1,99 @@
+// Service configuration, read once from the environment (names and defaults as documented in the README).
+import { resolve } from 'node:path';
+
+export type SearchBackendKind = 'embedded' | 'opensearch';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl?: string;
+  adminUsername: string;
+  adminPassword?: string;
+  jwtSecret?: string;
+  publicUrl: string;
+  secureCookies: boolean;
+  searchBackend: SearchBackendKind;
+  opensearch: { url?: string; username?: string; password?: string };
+  oidc: {
+    issuer?: string;
+    clientId?: string;
+    clientSecret?: string;
+    roleClaim: string;
+    roleMap: string;
+    defaultRole: string;
+  };
+  /** Lifetime of a session token, in seconds (8 hours). */
+  sessionTtlSeconds: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const host = optional(env, 'HOST') ?? '127.0.0.1';
+  const portText = optional(env, 'PORT') ?? '8080';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be an integer between 0 and 65535, got '${portText}'`);
+  }
+  const searchBackend = optional(env, 'SEARCH_BACKEND') ?? 'embedded';
+  if (searchBackend !== 'embedded' && searchBackend !== 'opensearch') {
+    throw new ConfigError(`SEARCH_BACKEND must be 'embedded' or 'opensearch', got '${searchBackend}'`);
+  }
+  const opensearchUrl = optional(env, 'OPENSEARCH_URL');
+  if (searchBackend === 'opensearch' && !opensearchUrl) {
+    throw new ConfigError('SEARCH_BACKEND=opensearch needs OPENSEARCH_URL');
+  }
+  const databaseUrl = optional(env, 'DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const adminPassword = optional(env, 'ADMIN_PASSWORD');
+  if (adminPassword !== undefined && adminPassword.length < 12) {
+    throw new ConfigError('ADMIN_PASSWORD must be at least 12 characters');
+  }
+  const jwtSecret = optional(env, 'JWT_SECRET');
+  if (jwtSecret !== undefined && jwtSecret.length < 32) {
+    throw new ConfigError('JWT_SECRET must be at least 32 characters');
+  }
+  const publicUrl = (optional(env, 'PUBLIC_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  let parsedPublicUrl: URL;
+  try {
+    parsedPublicUrl = new URL(publicUrl);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL is not a valid URL: '${publicUrl}'`);
+  }
+  return {
+    host,
+    port,
+    dataDir: resolve(optional(env, 'DATA_DIR') ?? './data'),
+    databaseUrl,
+    adminUsername: optional(env, 'ADMIN_USERNAME') ?? 'admin',
+    adminPassword,
+    jwtSecret,
+    publicUrl,
+    secureCookies: parsedPublicUrl.protocol === 'https:',
+    searchBackend,
+    opensearch: {
+      url: opensearchUrl,
+      username: optional(env, 'OPENSEARCH_USERNAME'),
+      password: optional(env, 'OPENSEARCH_PASSWORD'),
+    },
+    oidc: {
+      issuer: optional(env, 'OIDC_ISSUER'),
+      clientId: optional(env, 'OIDC_CLIENT_ID'),
+      clientSecret: optional(env, 'OIDC_CLIENT_SECRET'),
+      roleClaim: optional(env, 'OIDC_ROLE_CLAIM') ?? 'groups',
+      roleMap: optional(env, 'OIDC_ROLE_MAP') ?? '',
+      defaultRole: optional(env, 'OIDC_DEFAULT_ROLE') ?? 'viewer',
+    },
+    sessionTtlSeconds: 8 * 60 * 60,
+    logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+  };
+}

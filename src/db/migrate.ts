@@ -1,0 +1,35 @@
+// Applies pending migrations in order, each in its own transaction. An advisory lock makes concurrent
+// starts of several instances on one PostgreSQL apply every migration exactly once.
+import type { Database } from './database.js';
+import { migrations as allMigrations, type Migration } from './migrations/index.js';
+
+const MIGRATION_LOCK_KEY = 4_242_001;
+
+export async function migrate(db: Database, migrations: Migration[] = allMigrations): Promise<number[]> {
+  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version integer PRIMARY KEY,
+    name text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+  )`);
+  const applied: number[] = [];
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    const done = await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      const existing = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [migration.version]);
+      if (existing.length > 0) return false;
+      for (const statement of splitStatements(migration.sql)) await tx.query(statement);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      return true;
+    });
+    if (done) applied.push(migration.version);
+  }
+  return applied;
+}
+
+/** Splits a migration into statements (migrations contain no semicolons inside literals or bodies). */
+function splitStatements(sql: string): string[] {
+  return sql
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}

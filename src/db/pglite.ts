@@ -1,0 +1,42 @@
+// The embedded database: PostgreSQL compiled to WebAssembly (PGlite), kept in a data directory or in memory.
+// One process at a time may open a data directory; see data-dir-lock.ts.
+import { PGlite } from '@electric-sql/pglite';
+import type { Database, Queryable, Row } from './database.js';
+
+export interface PgliteOptions {
+  /** Directory for the database files; omit for an in-memory database. */
+  dataDir?: string;
+  /** A tarball made by `dumpDataDir`, to start from instead of running initdb (fast test databases). */
+  loadDataDir?: Blob;
+}
+
+export async function openPglite(options: PgliteOptions = {}): Promise<Database & { dump(): Promise<Blob> }> {
+  const lite = await PGlite.create({
+    dataDir: options.dataDir,
+    loadDataDir: options.loadDataDir,
+    // Counts and other int8 values as numbers, like the PostgreSQL adapter.
+    parsers: { 20: (value: string) => Number(value) },
+  });
+  const run = async <T extends Row>(target: Pick<PGlite, 'query'>, sql: string, params: readonly unknown[] = []) =>
+    (await target.query<T>(sql, params as unknown[])).rows;
+
+  return {
+    kind: 'pglite',
+    query: (sql, params) => run(lite, sql, params),
+    async exec(sql) {
+      await lite.exec(sql);
+    },
+    transaction(work) {
+      return lite.transaction((tx) => {
+        const scoped: Queryable = { query: (sql, params) => run(tx, sql, params) };
+        return work(scoped);
+      });
+    },
+    async close() {
+      await lite.close();
+    },
+    async dump() {
+      return (await lite.dumpDataDir('none')) as Blob;
+    },
+  };
+}

@@ -1,0 +1,69 @@
+// Builds the HTTP application: cross-cutting plugins (headers, errors, validation, access control,
+// OpenAPI) and every feature's routes. No listening here; see server.ts.
+import Fastify from 'fastify';
+import cookie from '@fastify/cookie';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext, App } from './context.js';
+import { HttpError, sendError, toHttpError } from './errors.js';
+import { trackRoutes } from './method-not-allowed.js';
+import { registerOpenApi } from './openapi.js';
+import { ErrorBody } from './schemas.js';
+import { registerSecurityHeaders } from './security-headers.js';
+import { validatorCompiler } from './validation.js';
+import { registerAccessControl, type ApiKeyResolver } from '../auth/access.js';
+import { authRoutes } from '../auth/routes.js';
+import { auditRoutes } from '../audit/routes.js';
+import { healthRoutes } from '../health/routes.js';
+import { userRoutes } from '../users/routes.js';
+import { UserSchema } from '../users/view.js';
+
+/** Largest request body accepted by default (rule YAML up to 1 MiB plus JSON overhead). */
+export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
+
+export interface BuildOptions {
+  logger?: boolean | { level: string };
+  trustProxy?: boolean;
+  resolveApiKey?: ApiKeyResolver;
+}
+
+export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    trustProxy: options.trustProxy ?? false,
+    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  const routes = trackRoutes(app);
+  registerSecurityHeaders(app);
+  await app.register(cookie);
+  app.addSchema(ErrorBody);
+  app.addSchema(UserSchema);
+  await registerOpenApi(app);
+
+  app.setErrorHandler((error, request, reply) => {
+    const httpError = toHttpError(error as Error, request);
+    if (httpError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(reply, httpError);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = routes.allowedMethods(request.method, request.url);
+    if (allowed.length > 0) {
+      reply.header('Allow', allowed.join(', '));
+      return sendError(reply, new HttpError(405, 'Method Not Allowed'));
+    }
+    return sendError(reply, new HttpError(404, 'Not Found'));
+  });
+
+  registerAccessControl(app, { db: ctx.db, tokens: ctx.tokens, resolveApiKey: options.resolveApiKey });
+
+  healthRoutes(app, ctx);
+  authRoutes(app, ctx);
+  userRoutes(app, ctx);
+  auditRoutes(app, ctx);
+
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,17 @@
+// What every feature's routes receive: configuration, the database and the token service.
+import type { FastifyInstance, FastifyBaseLogger, RawServerDefault } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import type { TokenService } from '../auth/tokens.js';
+
+export interface AppContext {
+  config: Config;
+  db: Database;
+  tokens: TokenService;
+  /** The search backend, once configured; health() is false while it is unreachable. */
+  searchBackend?: { health(): Promise<boolean> };
+}
+
+export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;

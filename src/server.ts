@@ -1,0 +1,51 @@
+// Composes the service: storage, secrets, the first admin, the HTTP app and housekeeping timers.
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { openDatabase } from './db/open.js';
+import { buildApp, type BuildOptions } from './http/app.js';
+import type { App, AppContext } from './http/context.js';
+import { TokenService } from './auth/tokens.js';
+import { purgeExpiredSessions } from './auth/sessions.js';
+import { purgeLoginThrottle } from './auth/login-throttle.js';
+import { getOrCreateSetting } from './settings/store.js';
+import { bootstrapAdmin, type BootstrapResult } from './users/bootstrap.js';
+
+export interface Service {
+  app: App;
+  db: Database;
+  context: AppContext;
+  bootstrap: BootstrapResult | null;
+  close(): Promise<void>;
+}
+
+const HOUSEKEEPING_INTERVAL_MS = 10 * 60 * 1000;
+
+/** Starts everything but the listener. `db` may be given (tests); otherwise the configured one is opened. */
+export async function createService(config: Config, options: BuildOptions & { db?: Database } = {}): Promise<Service> {
+  const db = options.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  try {
+    const secret = config.jwtSecret ?? (await getOrCreateSetting(db, 'jwt_secret', TokenService.generateSecret));
+    const context: AppContext = { config, db, tokens: new TokenService(secret) };
+    const bootstrap = await bootstrapAdmin(db, config.adminUsername, config.adminPassword);
+    const app = await buildApp(context, options);
+    const housekeeping = setInterval(() => {
+      void purgeExpiredSessions(db).catch(() => {});
+      void purgeLoginThrottle(db).catch(() => {});
+    }, HOUSEKEEPING_INTERVAL_MS);
+    housekeeping.unref();
+    return {
+      app,
+      db,
+      context,
+      bootstrap,
+      async close() {
+        clearInterval(housekeeping);
+        await app.close();
+        if (!options.db) await db.close();
+      },
+    };
+  } catch (error) {
+    if (!options.db) await db.close();
+    throw error;
+  }
+}
