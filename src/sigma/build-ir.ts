@@ -1,0 +1,222 @@
+// Lowering a parsed rule through a pipeline into the IR. Promises: field names are mapped exactly once
+// (renames of the logsource alternative, then the pipeline mapping); logsource conditions are AND-ed in,
+// alternatives OR-ed; placeholders are resolved from pipeline vars (or refused); keyword values get the
+// implicit `*…*`; every problem is a {field, message} with the rule path of the offending item.
+import { and, not, or } from './ir.js';
+import type { IRNode, StrPart, Test } from './ir.js';
+import { ANY, parseSigmaString, pushLiteral } from './detection/sigma-string.js';
+import type { Part, SigmaString } from './detection/sigma-string.js';
+import type { ItemExpr, ValueExpr, ValueLeaf } from './detection/value-expr.js';
+import { selectIdentifiers } from './condition/parse.js';
+import type { ConditionAst } from './condition/parse.js';
+import { logsourceApplies, mapField } from './pipeline/pipeline.js';
+import type { ConditionScalar, LogsourceCondition, Pipeline } from './pipeline/pipeline.js';
+import type { FieldError, ParsedDetection, SearchNode, SigmaRule } from './rule.js';
+
+const MAX_PLACEHOLDER_VARIANTS = 10_000;
+
+class Lowering {
+  errors: FieldError[] = [];
+  constructor(
+    private readonly pipeline: Pipeline,
+    private readonly renames: Record<string, string>,
+  ) {}
+
+  fields(field: string, path: string): string[] | null {
+    const renamed = this.renames[field] ?? field;
+    const mapped = mapField(this.pipeline, renamed);
+    if (!mapped) {
+      this.errors.push({ field: path, message: `field '${field}' is not mapped by pipeline '${this.pipeline.name}'` });
+      return null;
+    }
+    return mapped;
+  }
+
+  resolvePlaceholders(s: SigmaString, path: string): StrPart[][] {
+    let variants: Part[][] = [[]];
+    for (const p of s.parts) {
+      if (typeof p !== 'object') {
+        variants = variants.map((v) => {
+          const out = [...v];
+          if (typeof p === 'string') pushLiteral(out, p);
+          else out.push(p);
+          return out;
+        });
+        continue;
+      }
+      const values = this.pipeline.vars[p.placeholder];
+      if (!values) {
+        if (this.pipeline.unresolvedPlaceholders === 'wildcard') {
+          variants = variants.map((v) => [...v, ANY]);
+          continue;
+        }
+        this.errors.push({ field: path, message: `placeholder %${p.placeholder}% has no values in pipeline '${this.pipeline.name}'` });
+        return [];
+      }
+      const next: Part[][] = [];
+      for (const v of variants) {
+        for (const value of values) {
+          const out = [...v];
+          for (const q of parseSigmaString(value).parts) {
+            if (typeof q === 'string') pushLiteral(out, q);
+            else out.push(q);
+          }
+          next.push(out);
+        }
+      }
+      if (next.length > MAX_PLACEHOLDER_VARIANTS) {
+        this.errors.push({ field: path, message: 'placeholder expansion produces too many values' });
+        return [];
+      }
+      variants = next;
+    }
+    return variants as StrPart[][];
+  }
+
+  leaf(leaf: ValueLeaf, fields: string[] | null, path: string): IRNode {
+    const match = (test: Test): IRNode => ({ t: 'match', fields, test });
+    const keyword = fields === null;
+    switch (leaf.t) {
+      case 'str': {
+        const variants = this.resolvePlaceholders(leaf.s, path);
+        return or(
+          variants.map((parts) => {
+            let p = parts;
+            if (keyword) {
+              p = [...parts];
+              if (p[0] !== ANY) p.unshift(ANY);
+              if (p[p.length - 1] !== ANY) p.push(ANY);
+            }
+            return match({ op: 'str', parts: p, cased: leaf.s.cased });
+          }),
+        );
+      }
+      case 'num':
+        if (keyword) return match({ op: 'str', parts: [ANY, leaf.text, ANY], cased: false });
+        return match({ op: 'num', n: leaf.n, text: leaf.text });
+      case 'bool':
+        if (keyword) return match({ op: 'str', parts: [ANY, String(leaf.b), ANY], cased: false });
+        return match({ op: 'bool', b: leaf.b });
+      case 'null':
+        if (keyword) {
+          this.errors.push({ field: path, message: 'a keyword search cannot be null' });
+          return { t: 'const', v: false };
+        }
+        return match({ op: 'null' });
+      case 're':
+        return match({ op: 're', source: leaf.source, i: leaf.i, m: leaf.m, s: leaf.s });
+      case 'cidr':
+        return match({ op: 'cidr', cidr: leaf.cidr, text: leaf.text });
+      case 'cmp':
+        return match({ op: 'cmp', cmp: leaf.op, n: leaf.n });
+      case 'exists':
+        return match({ op: 'exists', b: leaf.b });
+      case 'time':
+        return match({ op: 'time', part: leaf.part, cmp: leaf.op, n: leaf.n });
+      case 'fieldref': {
+        const targets = this.fields(leaf.field, path);
+        if (!targets) return { t: 'const', v: false };
+        return match({ op: 'fieldref', targets, startsWith: leaf.startsWith, endsWith: leaf.endsWith, cased: leaf.cased });
+      }
+    }
+  }
+
+  value(v: ValueExpr, fields: string[] | null, path: string): IRNode {
+    if (v.t === 'any') return or(v.of.map((x) => this.value(x, fields, path)));
+    if (v.t === 'all') return and(v.of.map((x) => this.value(x, fields, path)));
+    return this.leaf(v, fields, path);
+  }
+
+  item(item: ItemExpr): IRNode {
+    const fields = item.field === null ? null : this.fields(item.field, item.path);
+    if (item.field !== null && !fields) return { t: 'const', v: false };
+    const node = this.value(item.value, fields, item.path);
+    return item.negate ? not(node) : node;
+  }
+
+  search(node: SearchNode): IRNode {
+    if (node.t === 'item') return this.item(node.item);
+    const parts = node.of.map((n) => this.search(n));
+    return node.t === 'and' ? and(parts) : or(parts);
+  }
+
+  condition(ast: ConditionAst, det: ParsedDetection, cache: Map<string, IRNode>): IRNode {
+    const sel = (name: string): IRNode => {
+      let ir = cache.get(name);
+      if (!ir) {
+        ir = { t: 'sel', name, of: this.search(det.searches.get(name) as SearchNode) };
+        cache.set(name, ir);
+      }
+      return ir;
+    };
+    switch (ast.t) {
+      case 'and':
+        return and([this.condition(ast.a, det, cache), this.condition(ast.b, det, cache)]);
+      case 'or':
+        return or([this.condition(ast.a, det, cache), this.condition(ast.b, det, cache)]);
+      case 'not':
+        return not(this.condition(ast.a, det, cache));
+      case 'id':
+        return sel(ast.name);
+      case 'of': {
+        const names = selectIdentifiers(ast.pattern, [...det.searches.keys()]);
+        const sels = names.map(sel);
+        return ast.quant === 'all' ? and(sels) : or(sels);
+      }
+    }
+  }
+
+  detection(det: ParsedDetection): IRNode {
+    const cache = new Map<string, IRNode>();
+    return or(det.conditions.map((c) => this.condition(c, det, cache)));
+  }
+
+  logsourceConditions(conds: Record<string, ConditionScalar | ConditionScalar[]>): IRNode {
+    const parts: IRNode[] = [];
+    for (const [field, value] of Object.entries(conds)) {
+      const fields = this.fields(field, `logsource (condition on ${field})`);
+      if (!fields) continue;
+      const values = Array.isArray(value) ? value : [value];
+      parts.push(
+        or(
+          values.map((v): IRNode => {
+            if (typeof v === 'number') return { t: 'match', fields, test: { op: 'num', n: v, text: String(v) } };
+            if (typeof v === 'boolean') return { t: 'match', fields, test: { op: 'bool', b: v } };
+            return { t: 'match', fields, test: { op: 'str', parts: v === '' ? [] : [v], cased: false } };
+          }),
+        ),
+      );
+    }
+    return and(parts);
+  }
+}
+
+function renameKey(r: Record<string, string> | undefined): string {
+  return JSON.stringify(Object.entries(r ?? {}).sort());
+}
+
+/** Lower one detection rule (optionally with filter detections AND-ed in) to IR under a pipeline. */
+export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: ParsedDetection[] = []): { ir: IRNode; errors: FieldError[] } {
+  const det = rule.parsed;
+  if (rule.kind !== 'detection' || !det) {
+    return { ir: { t: 'const', v: false }, errors: [{ field: '', message: `a ${rule.kind} rule has no detection to compile` }] };
+  }
+  const applicable = pipeline.logsources.filter((l) => logsourceApplies(l.logsource, rule.logsource));
+  // Group alternatives by their renames so the detection is lowered once per distinct renaming.
+  const groups = new Map<string, LogsourceCondition[]>();
+  for (const l of applicable) {
+    const k = renameKey(l.renames);
+    groups.set(k, [...(groups.get(k) ?? []), l]);
+  }
+  if (groups.size === 0) groups.set(renameKey(undefined), []);
+  const errors: FieldError[] = [];
+  const alternatives: IRNode[] = [];
+  for (const alts of groups.values()) {
+    const low = new Lowering(pipeline, alts[0]?.renames ?? {});
+    const body = and([low.detection(det), ...extra.map((d) => low.detection(d))]);
+    const conds = alts.length ? or(alts.map((a) => low.logsourceConditions(a.conditions))) : ({ t: 'const', v: true } as IRNode);
+    alternatives.push(and([conds, body]));
+    for (const e of low.errors) if (!errors.some((x) => x.field === e.field && x.message === e.message)) errors.push(e);
+  }
+  return { ir: or(alternatives), errors };
+}

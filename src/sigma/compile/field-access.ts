@@ -1,0 +1,102 @@
+// Reading field values out of events. Promises: a field `a.b.c` resolves as a flat key (`"a.b.c"`), as a
+// nested path, or any mix (`{"a.b": {"c": …}}`), longest key first; arrays at any level fan out (any member);
+// when a key is missing, event keys with spaces are matched with their spaces removed (sigma-notes §13.5).
+// Lookups allocate nothing per event except one cached index per object that has keys with spaces.
+export type Visit = (value: unknown) => boolean;
+
+export interface Accessor {
+  /** Call visit for every value found (null included, arrays expanded); true as soon as visit returns true. */
+  each(event: unknown, visit: Visit): boolean;
+}
+
+const NO_SPACED = new Map<string, string>();
+const spacedIndex = new WeakMap<object, Map<string, string>>();
+
+function spaced(node: Record<string, unknown>): Map<string, string> {
+  let idx = spacedIndex.get(node);
+  if (!idx) {
+    idx = NO_SPACED;
+    for (const k in node) {
+      if (k.includes(' ')) {
+        if (idx === NO_SPACED) idx = new Map();
+        idx.set(k.replace(/ /g, ''), k);
+      }
+    }
+    spacedIndex.set(node, idx);
+  }
+  return idx;
+}
+
+function get(node: Record<string, unknown>, key: string, stripped: string): unknown {
+  const v = node[key];
+  if (v !== undefined) return typeof v === 'function' ? undefined : v;
+  const idx = spaced(node);
+  if (idx === NO_SPACED) return undefined;
+  const orig = idx.get(stripped);
+  return orig === undefined ? undefined : node[orig];
+}
+
+function emit(v: unknown, visit: Visit): boolean {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (emit(v[i], visit)) return true;
+    return false;
+  }
+  return visit(v);
+}
+
+export function makeAccessor(path: string): Accessor {
+  const segs = path.split('.');
+  const n = segs.length;
+  if (n === 1) {
+    const stripped = path.replace(/ /g, '');
+    return {
+      each(event, visit) {
+        if (typeof event !== 'object' || event === null) return false;
+        const v = get(event as Record<string, unknown>, path, stripped);
+        return v === undefined ? false : emit(v, visit);
+      },
+    };
+  }
+  // keys[i][j] = segs[i..j) joined with '.'
+  const keys: string[][] = [];
+  const strippedKeys: string[][] = [];
+  for (let i = 0; i < n; i++) {
+    keys.push([]);
+    strippedKeys.push([]);
+    for (let j = i + 1; j <= n; j++) {
+      keys[i][j] = segs.slice(i, j).join('.');
+      strippedKeys[i][j] = keys[i][j].replace(/ /g, '');
+    }
+  }
+  const walk = (node: unknown, i: number, visit: Visit): boolean => {
+    if (Array.isArray(node)) {
+      for (let k = 0; k < node.length; k++) if (walk(node[k], i, visit)) return true;
+      return false;
+    }
+    if (typeof node !== 'object' || node === null) return false;
+    for (let j = n; j > i; j--) {
+      const v = get(node as Record<string, unknown>, keys[i][j], strippedKeys[i][j]);
+      if (v === undefined) continue;
+      if (j === n) {
+        if (emit(v, visit)) return true;
+      } else if (walk(v, j, visit)) return true;
+    }
+    return false;
+  };
+  return { each: (event, visit) => walk(event, 0, visit) };
+}
+
+/** Visit every leaf value of an event (for keyword searches), with its dotted path. */
+export function eachLeaf(node: unknown, visit: (value: unknown, path: string) => boolean, path = ''): boolean {
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) if (eachLeaf(node[i], visit, path)) return true;
+    return false;
+  }
+  if (typeof node === 'object' && node !== null) {
+    for (const k in node) {
+      if (eachLeaf((node as Record<string, unknown>)[k], visit, path ? `${path}.${k}` : k)) return true;
+    }
+    return false;
+  }
+  return visit(node, path);
+}

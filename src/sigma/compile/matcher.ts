@@ -1,0 +1,276 @@
+// IR → fast JS closures, plus explain. Promises: `match` evaluates the IR exactly (the IR semantics are in
+// ir.ts) with short-circuiting and no per-event allocation on the common paths; OR groups of string tests
+// on the same field are fused (one field read, one lowercase, a Set for exact values); `explain` reports
+// every search identifier that held, with the field values that satisfied it.
+import { eachLeaf, makeAccessor } from './field-access.js';
+import type { Accessor } from './field-access.js';
+import { asString, compileValueTest } from './value-tests.js';
+import type { ValueTest } from './value-tests.js';
+import { compileString, lower, shapeOf } from './string-match.js';
+import type { IRNode, Test } from '../ir.js';
+import type { FieldError } from '../rule.js';
+
+export type Pred = (event: unknown) => boolean;
+type Finder = (event: unknown) => [string, unknown] | null;
+
+export interface Explanation {
+  matched: boolean;
+  matchedConditions: Array<Record<string, Record<string, unknown>>>;
+}
+
+export interface CompiledRule {
+  match(event: object): boolean;
+  explain(event: object): Explanation;
+  ir: IRNode;
+}
+
+const accessors = new Map<string, Accessor>();
+function accessor(path: string): Accessor {
+  let a = accessors.get(path);
+  if (!a) {
+    a = makeAccessor(path);
+    accessors.set(path, a);
+  }
+  return a;
+}
+
+class Compiler {
+  errors: FieldError[] = [];
+  finders = new Map<IRNode, Finder>();
+
+  matchNode(node: Extract<IRNode, { t: 'match' }>): Pred {
+    const { fields, test } = node;
+    if (fields === null) return this.keyword(node, test);
+    const accs = fields.map(accessor);
+    const one = accs.length === 1 ? accs[0] : null;
+    const anyField = (fn: (a: Accessor, name: string) => boolean): boolean => {
+      for (let i = 0; i < accs.length; i++) if (fn(accs[i], fields[i])) return true;
+      return false;
+    };
+    const notNull = (v: unknown): boolean => v !== null;
+    const always = (): boolean => true;
+    if (test.op === 'null') {
+      this.finders.set(node, (e) => (anyField((a) => !a.each(e, notNull)) ? [fields[0], null] : null));
+      return (e) => anyField((a) => !a.each(e, notNull));
+    }
+    if (test.op === 'exists') {
+      const want = test.b;
+      this.finders.set(node, (e) => {
+        for (let i = 0; i < accs.length; i++) {
+          let found: [string, unknown] | null = null;
+          const present = accs[i].each(e, (v) => ((found = [fields[i], v]), true));
+          if (present === want) return want ? found : [fields[i], null];
+        }
+        return null;
+      });
+      return (e) => anyField((a) => a.each(e, always) === want);
+    }
+    if (test.op === 'fieldref') return this.fieldref(node, test, accs);
+    const compiled = compileValueTest(test);
+    if (!compiled.ok) {
+      this.errors.push({ field: `detection (${fields.join('|')})`, message: compiled.message });
+      return () => false;
+    }
+    const fn = compiled.fn;
+    this.finders.set(node, (e) => {
+      let hit: [string, unknown] | null = null;
+      anyField((a, name) => a.each(e, (v) => (v !== null && fn(v) ? ((hit = [name, v]), true) : false)));
+      return hit;
+    });
+    if (one) return (e) => one.each(e, fn);
+    return (e) => anyField((a) => a.each(e, fn));
+  }
+
+  keyword(node: IRNode, test: Test): Pred {
+    const compiled = compileValueTest(test);
+    if (!compiled.ok) {
+      this.errors.push({ field: 'detection (keywords)', message: compiled.message });
+      return () => false;
+    }
+    const fn = compiled.fn;
+    const leaf = (v: unknown): boolean => v !== null && typeof v !== 'object' && fn(v);
+    this.finders.set(node, (e) => {
+      let hit: [string, unknown] | null = null;
+      eachLeaf(e, (v, path) => (leaf(v) ? ((hit = [path, v]), true) : false));
+      return hit;
+    });
+    return (e) => eachLeaf(e, leaf);
+  }
+
+  fieldref(node: IRNode, test: Extract<Test, { op: 'fieldref' }>, accs: Accessor[]): Pred {
+    const others = test.targets.map(accessor);
+    const fold = test.cased ? (s: string) => s : (s: string) => s.toLowerCase();
+    const cmp = (a: string, b: string): boolean =>
+      test.startsWith && test.endsWith ? a.includes(b) : test.startsWith ? a.startsWith(b) : test.endsWith ? a.endsWith(b) : a === b;
+    const check = (e: unknown, v: unknown): boolean => {
+      const s = asString(v);
+      if (s === undefined) return false;
+      const a = fold(s);
+      return others.some((o) =>
+        o.each(e, (w) => {
+          const t = asString(w);
+          return t !== undefined && cmp(a, fold(t));
+        }),
+      );
+    };
+    const pred: Pred = (e) => accs.some((acc) => acc.each(e, (v) => check(e, v)));
+    this.finders.set(node, (e) => {
+      let hit: [string, unknown] | null = null;
+      accs.forEach((acc, i) => acc.each(e, (v) => (check(e, v) ? ((hit = [(node as { fields: string[] }).fields[i], v]), true) : false)));
+      return hit;
+    });
+    return pred;
+  }
+
+  /** Fuse `or` children that are case-(in)sensitive string tests on the same fields. */
+  fusedOr(nodes: Array<Extract<IRNode, { t: 'match' }>>): Pred {
+    const fields = nodes[0].fields as string[];
+    const cased = (nodes[0].test as { cased: boolean }).cased;
+    const eq = new Set<string>();
+    const prefixes: string[] = [];
+    const suffixes: string[] = [];
+    const contains: string[] = [];
+    const others: Array<(s: string) => boolean> = [];
+    let any = false;
+    for (const n of nodes) {
+      const t = n.test as Extract<Test, { op: 'str' }>;
+      const shape = shapeOf(t.parts);
+      const lit = shape.kind === 'eq' || shape.kind === 'prefix' || shape.kind === 'suffix' || shape.kind === 'contains' ? (cased ? shape.lit : shape.lit.toLowerCase()) : '';
+      if (shape.kind === 'eq') eq.add(lit);
+      else if (shape.kind === 'prefix') prefixes.push(lit);
+      else if (shape.kind === 'suffix') suffixes.push(lit);
+      else if (shape.kind === 'contains') contains.push(lit);
+      else if (shape.kind === 'any') any = true;
+      else others.push(compileString(t.parts, cased));
+      const single = compileValueTest(t);
+      if (single.ok) {
+        const fn = single.fn;
+        const accs = fields.map(accessor);
+        this.finders.set(n, (e) => {
+          let hit: [string, unknown] | null = null;
+          accs.some((a, i) => a.each(e, (v) => (v !== null && fn(v) ? ((hit = [fields[i], v]), true) : false)));
+          return hit;
+        });
+      }
+    }
+    const test: ValueTest = (v) => {
+      const raw = typeof v === 'string' ? v : asString(v);
+      if (raw === undefined) return false;
+      if (any) return true;
+      const s = cased ? raw : lower(raw);
+      if (eq.has(s)) return true;
+      for (let i = 0; i < prefixes.length; i++) if (s.startsWith(prefixes[i])) return true;
+      for (let i = 0; i < suffixes.length; i++) if (s.endsWith(suffixes[i])) return true;
+      for (let i = 0; i < contains.length; i++) if (s.includes(contains[i])) return true;
+      for (let i = 0; i < others.length; i++) if (others[i](raw)) return true;
+      return false;
+    };
+    const accs = fields.map(accessor);
+    if (accs.length === 1) {
+      const a = accs[0];
+      return (e) => a.each(e, test);
+    }
+    return (e) => accs.some((a) => a.each(e, test));
+  }
+
+  node(node: IRNode): Pred {
+    switch (node.t) {
+      case 'const':
+        return node.v ? () => true : () => false;
+      case 'sel':
+        return this.node(node.of);
+      case 'not': {
+        const inner = this.node(node.of);
+        return (e) => !inner(e);
+      }
+      case 'match':
+        return this.matchNode(node);
+      case 'and': {
+        const parts = node.of.map((n) => this.node(n));
+        if (parts.length === 2) {
+          const [a, b] = parts;
+          return (e) => a(e) && b(e);
+        }
+        return (e) => {
+          for (let i = 0; i < parts.length; i++) if (!parts[i](e)) return false;
+          return true;
+        };
+      }
+      case 'or': {
+        const groups = new Map<string, Array<Extract<IRNode, { t: 'match' }>>>();
+        const rest: IRNode[] = [];
+        for (const n of node.of) {
+          if (n.t === 'match' && n.fields !== null && n.test.op === 'str') {
+            const key = `${n.test.cased}\u0000${n.fields.join('\u0000')}`;
+            groups.set(key, [...(groups.get(key) ?? []), n]);
+          } else rest.push(n);
+        }
+        const parts: Pred[] = [];
+        for (const g of groups.values()) {
+          if (g.length >= 3) parts.push(this.fusedOr(g));
+          else rest.push(...g);
+        }
+        parts.push(...rest.map((n) => this.node(n)));
+        if (parts.length === 1) return parts[0];
+        if (parts.length === 2) {
+          const [a, b] = parts;
+          return (e) => a(e) || b(e);
+        }
+        return (e) => {
+          for (let i = 0; i < parts.length; i++) if (parts[i](e)) return true;
+          return false;
+        };
+      }
+    }
+  }
+}
+
+function collectSelections(node: IRNode, out: Map<string, IRNode>): void {
+  if (node.t === 'sel') {
+    if (!out.has(node.name)) out.set(node.name, node);
+    collectSelections(node.of, out);
+  } else if (node.t === 'and' || node.t === 'or') node.of.forEach((n) => collectSelections(n, out));
+  else if (node.t === 'not') collectSelections(node.of, out);
+}
+
+function collectMatches(node: IRNode, out: IRNode[]): void {
+  if (node.t === 'match') out.push(node);
+  else if (node.t === 'and' || node.t === 'or') node.of.forEach((n) => collectMatches(n, out));
+  else if (node.t === 'sel') collectMatches(node.of, out);
+  // matches under `not` never contribute values
+}
+
+/** Compile IR into a matcher. Errors (e.g. a regex refused as unsafe) are returned, not thrown. */
+export function compileIR(ir: IRNode): { ok: true; matcher: CompiledRule } | { ok: false; errors: FieldError[] } {
+  const c = new Compiler();
+  const root = c.node(ir);
+  if (c.errors.length) return { ok: false, errors: c.errors };
+  let explainer: { sels: Array<[string, Pred, IRNode[]]>; finders: Map<IRNode, Finder> } | null = null;
+  const explain = (event: object): Explanation => {
+    if (!explainer) {
+      const sels = new Map<string, IRNode>();
+      collectSelections(ir, sels);
+      const ec = new Compiler();
+      const list: Array<[string, Pred, IRNode[]]> = [];
+      for (const [name, node] of sels) {
+        const matches: IRNode[] = [];
+        collectMatches(node, matches);
+        list.push([name, ec.node(node), matches]);
+      }
+      explainer = { sels: list, finders: ec.finders };
+    }
+    const matched = root(event);
+    const matchedConditions: Explanation['matchedConditions'] = [];
+    for (const [name, pred, matches] of explainer.sels) {
+      if (!pred(event)) continue;
+      const values: Record<string, unknown> = {};
+      for (const m of matches) {
+        const hit = explainer.finders.get(m)?.(event);
+        if (hit && !(hit[0] in values)) values[hit[0]] = hit[1];
+      }
+      matchedConditions.push({ [name]: values });
+    }
+    return { matched, matchedConditions };
+  };
+  return { ok: true, matcher: { match: root, explain, ir } };
+}

@@ -1,0 +1,116 @@
+// Compiled Sigma string comparisons without regexes. Promises: literals are lowercased once at compile
+// time; equals/prefix/suffix/contains use plain string operations; general wildcard patterns use a
+// two-pointer glob matcher that is O(n·m) worst case (never exponential); case-insensitive matching
+// lowercases the event value through a small identity cache so repeated tests on one value lowercase once.
+import { ANY, ONE } from '../detection/sigma-string.js';
+import type { StrPart } from '../ir.js';
+
+const CACHE = 16;
+const keys: (string | undefined)[] = new Array<string | undefined>(CACHE);
+const vals: string[] = new Array<string>(CACHE);
+let slot = 0;
+
+export function lower(s: string): string {
+  for (let i = 0; i < CACHE; i++) if (keys[i] === s) return vals[i];
+  const l = s.toLowerCase();
+  keys[slot] = s;
+  vals[slot] = l;
+  slot = (slot + 1) % CACHE;
+  return l;
+}
+
+export type StringTest = (s: string) => boolean;
+
+export type StrShape =
+  | { kind: 'eq' | 'prefix' | 'suffix' | 'contains'; lit: string }
+  | { kind: 'any' }
+  | { kind: 'glob' };
+
+/** Collapse runs of `*` (they mean the same as one). */
+export function normalizeParts(parts: StrPart[]): StrPart[] {
+  const out: StrPart[] = [];
+  for (const p of parts) {
+    if (p === ANY && out[out.length - 1] === ANY) continue;
+    if (typeof p === 'string' && typeof out[out.length - 1] === 'string') out[out.length - 1] = (out[out.length - 1] as string) + p;
+    else if (p !== '') out.push(p);
+  }
+  return out;
+}
+
+export function shapeOf(input: StrPart[]): StrShape {
+  const parts = normalizeParts(input);
+  const n = parts.length;
+  if (n === 0) return { kind: 'eq', lit: '' };
+  if (parts.includes(ONE)) return { kind: 'glob' };
+  const stars = parts.filter((p) => p === ANY).length;
+  if (stars === 0) return { kind: 'eq', lit: parts[0] as string };
+  if (n === 1) return { kind: 'any' };
+  if (n === 2 && parts[0] === ANY) return { kind: 'suffix', lit: parts[1] as string };
+  if (n === 2 && parts[1] === ANY) return { kind: 'prefix', lit: parts[0] as string };
+  if (n === 3 && parts[0] === ANY && parts[2] === ANY) return { kind: 'contains', lit: parts[1] as string };
+  return { kind: 'glob' };
+}
+
+/** Glob over code units: pattern entries are char codes, -1 for `*`, -2 for `?`. */
+function globMatch(p: Int32Array, s: string): boolean {
+  let pi = 0;
+  let si = 0;
+  let star = -1;
+  let mark = 0;
+  const pn = p.length;
+  const sn = s.length;
+  while (si < sn) {
+    if (pi < pn && (p[pi] === -2 || p[pi] === s.charCodeAt(si))) {
+      pi++;
+      si++;
+    } else if (pi < pn && p[pi] === -1) {
+      star = pi++;
+      mark = si;
+    } else if (star >= 0) {
+      pi = star + 1;
+      si = ++mark;
+    } else return false;
+  }
+  while (pi < pn && p[pi] === -1) pi++;
+  return pi === pn;
+}
+
+export function compileString(parts: StrPart[], cased: boolean): StringTest {
+  const fold = (x: string): string => (cased ? x : x.toLowerCase());
+  const shape = shapeOf(parts);
+  const prep = cased ? (s: string) => s : lower;
+  switch (shape.kind) {
+    case 'any':
+      return () => true;
+    case 'eq': {
+      const lit = fold(shape.lit);
+      return (s) => prep(s) === lit;
+    }
+    case 'prefix': {
+      const lit = fold(shape.lit);
+      return (s) => prep(s).startsWith(lit);
+    }
+    case 'suffix': {
+      const lit = fold(shape.lit);
+      return (s) => prep(s).endsWith(lit);
+    }
+    case 'contains': {
+      const lit = fold(shape.lit);
+      return (s) => prep(s).includes(lit);
+    }
+    case 'glob': {
+      const codes: number[] = [];
+      for (const p of parts) {
+        if (p === ANY) {
+          if (codes[codes.length - 1] !== -1) codes.push(-1);
+        } else if (p === ONE) codes.push(-2);
+        else {
+          const lit = fold(p);
+          for (let i = 0; i < lit.length; i++) codes.push(lit.charCodeAt(i));
+        }
+      }
+      const pat = Int32Array.from(codes);
+      return (s) => globMatch(pat, prep(s));
+    }
+  }
+}

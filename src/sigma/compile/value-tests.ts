@@ -1,0 +1,142 @@
+// Tests of one event value against one IR test. Promises: strings are matched as strings; numbers and
+// booleans are matched through their decimal/`true`/`false` string form for string tests; numeric tests
+// accept numbers and numeric strings; objects never match a value test. Compile-time errors (unsafe
+// regex) are returned, not thrown.
+import { compileString, lower } from './string-match.js';
+import { compileSafeRegex } from '../regex/safe-regex.js';
+import { inCidr, parseIp } from '../detection/ip.js';
+import type { Test } from '../ir.js';
+import type { CompareOp, TimePart } from '../detection/value-expr.js';
+
+export type ValueTest = (v: unknown) => boolean;
+
+/** String form used by string-like tests, or undefined for values that have none. */
+export function asString(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  return undefined;
+}
+
+function asNumber(v: unknown): number | undefined {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string' && v.trim() !== '') {
+    const n = Number(v);
+    return Number.isNaN(n) ? undefined : n;
+  }
+  return undefined;
+}
+
+export function compare(op: CompareOp | 'eq', a: number, b: number): boolean {
+  switch (op) {
+    case 'gt':
+      return a > b;
+    case 'gte':
+      return a >= b;
+    case 'lt':
+      return a < b;
+    case 'lte':
+      return a <= b;
+    default:
+      return a === b;
+  }
+}
+
+function isoWeek(d: Date): number {
+  const t = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+  const day = t.getUTCDay() || 7;
+  t.setUTCDate(t.getUTCDate() + 4 - day);
+  const yearStart = Date.UTC(t.getUTCFullYear(), 0, 1);
+  return Math.ceil(((t.getTime() - yearStart) / 86400000 + 1) / 7);
+}
+
+export function timePart(v: unknown, part: TimePart): number | undefined {
+  let d: Date;
+  if (typeof v === 'number') d = new Date(v > 1e11 ? v : v * 1000);
+  else if (typeof v === 'string') d = new Date(v);
+  else return undefined;
+  if (Number.isNaN(d.getTime())) return undefined;
+  switch (part) {
+    case 'minute':
+      return d.getUTCMinutes();
+    case 'hour':
+      return d.getUTCHours();
+    case 'day':
+      return d.getUTCDate();
+    case 'week':
+      return isoWeek(d);
+    case 'month':
+      return d.getUTCMonth() + 1;
+    case 'year':
+      return d.getUTCFullYear();
+  }
+}
+
+/** Compile a value test; null/exists/fieldref are event-level and handled by the matcher. */
+export function compileValueTest(test: Test): { ok: true; fn: ValueTest } | { ok: false; message: string } {
+  switch (test.op) {
+    case 'str': {
+      const t = compileString(test.parts, test.cased);
+      return {
+        ok: true,
+        fn: (v) => {
+          const s = typeof v === 'string' ? v : asString(v);
+          return s !== undefined && t(s);
+        },
+      };
+    }
+    case 'num': {
+      const { n, text } = test;
+      return { ok: true, fn: (v) => v === n || (typeof v === 'string' && v === text) || (typeof v === 'bigint' && String(v) === text) };
+    }
+    case 'bool': {
+      const text = test.b ? 'true' : 'false';
+      return { ok: true, fn: (v) => v === test.b || (typeof v === 'string' && lower(v) === text) };
+    }
+    case 're': {
+      const r = compileSafeRegex(test);
+      if (!r.ok) return r;
+      const re = r.regex;
+      return {
+        ok: true,
+        fn: (v) => {
+          const s = typeof v === 'string' ? v : asString(v);
+          return s !== undefined && re.test(s);
+        },
+      };
+    }
+    case 'cidr': {
+      const net = test.cidr;
+      return {
+        ok: true,
+        fn: (v) => {
+          if (typeof v !== 'string') return false;
+          const ip = parseIp(v.trim());
+          return ip !== null && inCidr(ip, net);
+        },
+      };
+    }
+    case 'cmp': {
+      const { cmp, n } = test;
+      return {
+        ok: true,
+        fn: (v) => {
+          const x = asNumber(v);
+          return x !== undefined && compare(cmp, x, n);
+        },
+      };
+    }
+    case 'time': {
+      const { part, cmp, n } = test;
+      return {
+        ok: true,
+        fn: (v) => {
+          const x = timePart(v, part);
+          return x !== undefined && compare(cmp, x, n);
+        },
+      };
+    }
+    default:
+      return { ok: false, message: `internal: ${test.op} is not a value test` };
+  }
+}

@@ -1,0 +1,13 @@
+// Public API of the Sigma engine (a pure library: no I/O, no imports from outside src/sigma/).
+// Promises: parseRule/parseRules never throw for bad input; compileRule never throws for rule content.
+export { parseRule, parseRules } from './load/parse-rule.js';
+export { compileRule } from './compile-rule.js';
+export type { CompileResult } from './compile-rule.js';
+export { ruleFields } from './rule-fields.js';
+export { getPreset, listPresets, buildPipeline } from './pipeline/presets.js';
+export type { Pipeline, PipelineSpec, LogsourceCondition } from './pipeline/pipeline.js';
+export type { CompiledRule, Explanation } from './compile/matcher.js';
+export type { IRNode, Test } from './ir.js';
+export { buildIR } from './build-ir.js';
+export { compileSafeRegex } from './regex/safe-regex.js';
+export type { SigmaRule, ParseResult, FieldError, Level, Status, Logsource, SigmaCorrelation } from './rule.js';

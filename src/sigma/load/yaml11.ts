@@ -1,0 +1,134 @@
+// YAML loading with PyYAML 1.1 scalar semantics (sigma-notes §13.1).
+// Promises: every document is parsed with the failsafe schema and duplicate keys refused; quoted and block
+// scalars stay strings; PLAIN scalars go through PyYAML's implicit resolvers (null, bool, int, float;
+// timestamps stay as their text), so `00000429` stays a string. Aliases are expanded under a strict
+// budget (alias bombs are refused) and inputs over 1 MiB are refused. Never throws.
+import { parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar } from 'yaml';
+import type { Document, Node as YamlNode } from 'yaml';
+
+export const MAX_DOCUMENT_BYTES = 1024 * 1024;
+const MAX_ALIASES = 50;
+const MAX_NODES = 2_000_000;
+
+export type YamlValue = null | boolean | number | string | YamlValue[] | { [key: string]: YamlValue };
+
+export type YamlLoadResult =
+  | { ok: true; documents: YamlValue[] }
+  | { ok: false; kind: 'yaml' | 'size'; message: string };
+
+const NULL_RE = /^(?:~|null|Null|NULL|)$/;
+const BOOL_TRUE_RE = /^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$/;
+const BOOL_FALSE_RE = /^(?:no|No|NO|false|False|FALSE|off|Off|OFF)$/;
+const INT_RE = /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
+const FLOAT_RE =
+  /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+
+function sexagesimal(text: string): number {
+  let value = 0;
+  for (const part of text.split(':')) value = value * 60 + Number(part);
+  return value;
+}
+
+/** Resolve an unquoted scalar the way PyYAML's SafeLoader (YAML 1.1) does. */
+export function resolvePlainScalar(text: string): null | boolean | number | string {
+  if (NULL_RE.test(text)) return null;
+  if (BOOL_TRUE_RE.test(text)) return true;
+  if (BOOL_FALSE_RE.test(text)) return false;
+  if (INT_RE.test(text)) {
+    let t = text.replace(/_/g, '');
+    let sign = 1;
+    if (t[0] === '-' || t[0] === '+') {
+      if (t[0] === '-') sign = -1;
+      t = t.slice(1);
+    }
+    let n: number;
+    if (t.startsWith('0b')) n = parseInt(t.slice(2), 2);
+    else if (t.startsWith('0x')) n = parseInt(t.slice(2), 16);
+    else if (t.includes(':')) n = sexagesimal(t);
+    else if (t.length > 1 && t[0] === '0') n = parseInt(t, 8);
+    else n = Number(t);
+    n *= sign;
+    // Integers beyond double precision keep their exact decimal text.
+    return Number.isSafeInteger(n) ? n : text;
+  }
+  if (FLOAT_RE.test(text)) {
+    const t = text.replace(/_/g, '');
+    const lower = t.toLowerCase();
+    if (lower.endsWith('.inf')) return t.startsWith('-') ? -Infinity : Infinity;
+    if (lower === '.nan') return NaN;
+    if (t.includes(':')) {
+      const neg = t.startsWith('-');
+      const body = t.replace(/^[-+]/, '');
+      const [whole, frac] = body.split('.');
+      const v = sexagesimal(whole) + Number('0.' + (frac || '0'));
+      return neg ? -v : v;
+    }
+    return Number(t);
+  }
+  return text;
+}
+
+class Budget {
+  aliases = 0;
+  nodes = 0;
+}
+
+class LoadError extends Error {}
+
+function convert(node: unknown, doc: Document, budget: Budget): YamlValue {
+  if (++budget.nodes > MAX_NODES) throw new LoadError('document expands to too many nodes (alias bomb?)');
+  if (node === null || node === undefined) return null;
+  if (isAlias(node)) {
+    if (++budget.aliases > MAX_ALIASES) throw new LoadError(`too many YAML aliases (limit ${MAX_ALIASES})`);
+    const target = node.resolve(doc);
+    if (!target) throw new LoadError(`unresolved alias *${node.source}`);
+    return convert(target, doc, budget);
+  }
+  if (isScalar(node)) {
+    const value = node.value;
+    if (typeof value !== 'string') return value === null || value === undefined ? null : String(value);
+    if (node.type === Scalar.PLAIN && !node.tag) return resolvePlainScalar(value);
+    return value;
+  }
+  if (isMap(node)) {
+    const out: Record<string, YamlValue> = Object.create(null) as Record<string, YamlValue>;
+    for (const pair of node.items) {
+      const key = convert(pair.key as YamlNode, doc, budget);
+      const keyText = key === null ? '' : typeof key === 'object' ? JSON.stringify(key) : String(key);
+      if (Object.prototype.hasOwnProperty.call(out, keyText)) throw new LoadError(`duplicate key "${keyText}"`);
+      out[keyText] = convert(pair.value as YamlNode, doc, budget);
+    }
+    return Object.assign({}, out);
+  }
+  if (isSeq(node)) return node.items.map((item) => convert(item as YamlNode, doc, budget));
+  return null;
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+}
+
+/** Parse every document of a YAML text. */
+export function loadYaml(source: string): YamlLoadResult {
+  if (Buffer.byteLength(source, 'utf8') > MAX_DOCUMENT_BYTES) {
+    return { ok: false, kind: 'size', message: `document is larger than ${MAX_DOCUMENT_BYTES} bytes (1 MiB)` };
+  }
+  try {
+    const docs = parseAllDocuments(source, { schema: 'failsafe', uniqueKeys: true, prettyErrors: true });
+    if (!Array.isArray(docs)) return { ok: false, kind: 'yaml', message: 'not a YAML document stream' };
+    const out: YamlValue[] = [];
+    for (const doc of docs) {
+      const err = doc.errors[0];
+      if (err) {
+        const pos = err.linePos?.[0];
+        const where = pos ? ` (line ${pos.line}, column ${pos.col})` : '';
+        return { ok: false, kind: 'yaml', message: `YAML syntax error${where}: ${firstLine(err.message)}` };
+      }
+      const budget = new Budget();
+      out.push(convert(doc.contents, doc, budget));
+    }
+    return { ok: true, documents: out };
+  } catch (e) {
+    return { ok: false, kind: 'yaml', message: e instanceof Error ? e.message : String(e) };
+  }
+}

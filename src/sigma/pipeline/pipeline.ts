@@ -1,0 +1,55 @@
+// Processing pipelines as data (pySigma model, sigma-notes §9): field mappings (1:1 and 1:n), a default
+// mapping, logsource → event conditions, and placeholder values for `expand`. Promises: a Pipeline is
+// plain data (serialisable); `mapField` is the single place that decides a Sigma field's target fields.
+export type ConditionScalar = string | number | boolean;
+
+/** Event conditions added for rules whose logsource is contained in `logsource` (pySigma containment). */
+export interface LogsourceCondition {
+  logsource: { category?: string; product?: string; service?: string };
+  /** AND of fields; a list value is OR-linked. Field names are Sigma names (they go through the mapping). */
+  conditions: Record<string, ConditionScalar | ConditionScalar[]>;
+  /** Sigma-field renames that apply only under this alternative, before the pipeline's mapping
+   * (e.g. Security 4688: Image → NewProcessName). */
+  renames?: Record<string, string>;
+}
+
+export interface Pipeline {
+  name: string;
+  description: string;
+  /** identity: unmapped fields keep their name; none: unmapped fields are an error; prefix: unmapped,
+   * undotted fields get the prefix (dotted names are kept). */
+  defaultMapping: 'identity' | 'none' | { prefix: string };
+  fieldMappings: Record<string, string[]>;
+  logsources: LogsourceCondition[];
+  /** Values for `expand` placeholders (%name%), OR-linked. */
+  vars: Record<string, string[]>;
+  /** What an unresolved placeholder means: an error (default, as the spec requires) or a wildcard. */
+  unresolvedPlaceholders: 'error' | 'wildcard';
+}
+
+export interface PipelineSpec {
+  defaultMapping: 'identity' | 'none' | { prefix: string };
+  fieldMappings: { sigmaField: string; targetFields: string[] }[];
+  preset?: string;
+  vars?: Record<string, string[]>;
+  unresolvedPlaceholders?: 'error' | 'wildcard';
+}
+
+/** Target fields of a Sigma field, or null when the pipeline does not map it. */
+export function mapField(pipeline: Pipeline, field: string): string[] | null {
+  const hit = Object.prototype.hasOwnProperty.call(pipeline.fieldMappings, field) ? pipeline.fieldMappings[field] : undefined;
+  if (hit && hit.length > 0) return hit;
+  const d = pipeline.defaultMapping;
+  if (d === 'identity') return [field];
+  if (d === 'none') return null;
+  return field.includes('.') ? [field] : [d.prefix + field];
+}
+
+/** pySigma containment: every attribute the condition's logsource sets equals the rule's. */
+export function logsourceApplies(cond: LogsourceCondition['logsource'], rule: { category?: string; product?: string; service?: string }): boolean {
+  for (const key of ['category', 'product', 'service'] as const) {
+    const want = cond[key];
+    if (want !== undefined && want !== rule[key]) return false;
+  }
+  return true;
+}

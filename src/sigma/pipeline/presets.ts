@@ -1,0 +1,143 @@
+// Built-in pipelines and the pipeline builder. Promises: presets are data; `buildPipeline` starts from a
+// preset (or an empty identity pipeline) and overrides its default mapping and field mappings.
+import type { Pipeline, PipelineSpec } from './pipeline.js';
+import { THOR_LOGSOURCES } from './thor-data.js';
+
+/** pySigma ecs_windows field table (log-shippers.md §2), context-free subset. */
+const ECS_WINDOWS: Record<string, string[]> = {
+  EventID: ['event.code'],
+  Channel: ['winlog.channel'],
+  Provider_Name: ['winlog.provider_name'],
+  ComputerName: ['winlog.computer_name'],
+  Computer: ['winlog.computer_name'],
+  Image: ['process.executable'],
+  CommandLine: ['process.command_line'],
+  ParentImage: ['process.parent.executable'],
+  ParentCommandLine: ['process.parent.command_line'],
+  ProcessId: ['process.pid'],
+  ProcessGuid: ['process.entity_id'],
+  ParentProcessId: ['process.parent.pid'],
+  ParentProcessGuid: ['process.parent.entity_id'],
+  CurrentDirectory: ['process.working_directory'],
+  OriginalFileName: ['process.pe.original_file_name'],
+  Product: ['process.pe.product'],
+  Company: ['process.pe.company'],
+  Description: ['process.pe.description'],
+  FileVersion: ['process.pe.file_version'],
+  TargetFilename: ['file.path'],
+  ImageLoaded: ['file.path'],
+  FileName: ['file.path'],
+  Device: ['file.path'],
+  ScriptName: ['file.path'],
+  Signed: ['file.code_signature.signed'],
+  SignatureStatus: ['file.code_signature.status'],
+  Imphash: ['file.pe.imphash'],
+  PipeName: ['file.name'],
+  SourceIp: ['source.ip'],
+  SourcePort: ['source.port'],
+  SourceHostname: ['source.domain'],
+  DestinationIp: ['destination.ip'],
+  DestinationPort: ['destination.port'],
+  DestinationHostname: ['destination.domain'],
+  Protocol: ['network.transport'],
+  Initiated: ['network.direction'],
+  DestinationPortName: ['network.protocol'],
+  TargetObject: ['registry.path'],
+  QueryName: ['dns.question.name'],
+  QueryStatus: ['sysmon.dns.status'],
+  SourceImage: ['process.executable'],
+  SourceProcessId: ['process.pid'],
+  SourceThreadId: ['process.thread.id'],
+  User: ['user.name'],
+  AccountName: ['user.name'],
+  SubjectUserName: ['user.name'],
+  SubjectDomainName: ['user.domain'],
+  TargetDomainName: ['user.domain'],
+  AccountDomain: ['user.domain'],
+  SubjectUserSid: ['user.id'],
+  SubjectLogonId: ['winlog.logon.id'],
+  TargetLogonId: ['winlog.logon.id'],
+  IpAddress: ['source.ip'],
+  ClientAddress: ['source.ip'],
+  IpPort: ['source.port'],
+  NewProcessName: ['process.executable'],
+  ProcessName: ['process.executable'],
+  Application: ['process.executable'],
+  ParentProcessName: ['process.parent.name'],
+  ScriptBlockText: ['powershell.file.script_block_text'],
+  Payload: ['powershell.file.script_block_text'],
+  HostApplication: ['process.command_line'],
+  ServiceName: ['service.name'],
+};
+
+const WINLOGBEAT_RAW: Record<string, string[]> = {
+  EventID: ['winlog.event_id', 'event.code'],
+  Channel: ['winlog.channel'],
+  Provider_Name: ['winlog.provider_name'],
+  Computer: ['winlog.computer_name'],
+  ComputerName: ['winlog.computer_name'],
+};
+
+const PRESETS: Pipeline[] = [
+  {
+    name: 'sigma-native',
+    description: 'Identity mapping, no log source conditions: events flattened like the SigmaHQ regression data (EventData and System fields at top level).',
+    defaultMapping: 'identity',
+    fieldMappings: {},
+    logsources: [],
+    vars: {},
+    unresolvedPlaceholders: 'error',
+  },
+  {
+    name: 'windows-thor',
+    description: "sigma-native plus the log source conditions of SigmaHQ's tests/thor.yml (category → Sysmon/Security EventID and Channel, service → Channel).",
+    defaultMapping: 'identity',
+    fieldMappings: {},
+    logsources: THOR_LOGSOURCES,
+    vars: {},
+    unresolvedPlaceholders: 'error',
+  },
+  {
+    name: 'ecs-windows',
+    description: 'pySigma ecs_windows: Winlogbeat 7 / ECS field names, unmapped undotted fields under winlog.event_data., thor log source conditions.',
+    defaultMapping: { prefix: 'winlog.event_data.' },
+    fieldMappings: ECS_WINDOWS,
+    logsources: THOR_LOGSOURCES,
+    vars: {},
+    unresolvedPlaceholders: 'error',
+  },
+  {
+    name: 'winlogbeat-raw',
+    description: 'Winlogbeat 8 raw events: fields under winlog.event_data., EventID → winlog.event_id or event.code, Channel → winlog.channel, thor log source conditions.',
+    defaultMapping: { prefix: 'winlog.event_data.' },
+    fieldMappings: WINLOGBEAT_RAW,
+    logsources: THOR_LOGSOURCES,
+    vars: {},
+    unresolvedPlaceholders: 'error',
+  },
+];
+
+export function getPreset(name: string): Pipeline | undefined {
+  return PRESETS.find((p) => p.name === name);
+}
+
+export function listPresets(): { name: string; description: string }[] {
+  return PRESETS.map(({ name, description }) => ({ name, description }));
+}
+
+/** Build a pipeline from a spec: preset (optional) + default mapping + field mappings (spec wins). */
+export function buildPipeline(spec: PipelineSpec): Pipeline {
+  const base = spec.preset ? getPreset(spec.preset) : undefined;
+  if (spec.preset && !base) throw new Error(`unknown pipeline preset '${spec.preset}'`);
+  const fieldMappings: Record<string, string[]> = { ...(base?.fieldMappings ?? {}) };
+  for (const m of spec.fieldMappings) fieldMappings[m.sigmaField] = [...m.targetFields];
+  return {
+    name: base ? `${base.name}+custom` : 'custom',
+    description: base ? `${base.description} (customised)` : 'custom pipeline',
+    defaultMapping: spec.defaultMapping,
+    fieldMappings,
+    logsources: base?.logsources ?? [],
+    vars: { ...(base?.vars ?? {}), ...(spec.vars ?? {}) },
+    unresolvedPlaceholders: spec.unresolvedPlaceholders ?? base?.unresolvedPlaceholders ?? 'error',
+  };
+}
