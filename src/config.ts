@@ -14,6 +14,8 @@ export interface Config {
   publicUrl: string;
   secureCookies: boolean;
   searchBackend: SearchBackendKind;
+  /** Make the embedded backend report itself unavailable (SEARCH_BACKEND_OFFLINE=true), for outage drills. */
+  searchBackendOffline: boolean;
   opensearch: { url?: string; username?: string; password?: string };
   oidc: {
     issuer?: string;
@@ -50,6 +52,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (searchBackend === 'opensearch' && !opensearchUrl) {
     throw new ConfigError('SEARCH_BACKEND=opensearch needs OPENSEARCH_URL');
   }
+  if (searchBackend === 'opensearch') {
+    throw new ConfigError('SEARCH_BACKEND=opensearch is not available yet; use the embedded backend');
+  }
   const databaseUrl = optional(env, 'DATABASE_URL');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
@@ -80,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl,
     secureCookies: parsedPublicUrl.protocol === 'https:',
     searchBackend,
+    searchBackendOffline: optional(env, 'SEARCH_BACKEND_OFFLINE') === 'true',
     opensearch: {
       url: opensearchUrl,
       username: optional(env, 'OPENSEARCH_USERNAME'),

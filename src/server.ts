@@ -7,6 +7,8 @@ import type { App, AppContext } from './http/context.js';
 import { TokenService } from './auth/tokens.js';
 import { purgeExpiredSessions } from './auth/sessions.js';
 import { purgeLoginThrottle } from './auth/login-throttle.js';
+import { EmbeddedBackend } from './backends/embedded/embedded-backend.js';
+import { DatabaseEventHistory } from './backends/embedded/event-history.js';
 import { getOrCreateSetting } from './settings/store.js';
 import { bootstrapAdmin, type BootstrapResult } from './users/bootstrap.js';
 
@@ -23,9 +25,11 @@ const HOUSEKEEPING_INTERVAL_MS = 10 * 60 * 1000;
 /** Starts everything but the listener. `db` may be given (tests); otherwise the configured one is opened. */
 export async function createService(config: Config, options: BuildOptions & { db?: Database } = {}): Promise<Service> {
   const db = options.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  let backend: EmbeddedBackend | undefined;
   try {
     const secret = config.jwtSecret ?? (await getOrCreateSetting(db, 'jwt_secret', TokenService.generateSecret));
-    const context: AppContext = { config, db, tokens: new TokenService(secret) };
+    backend = await EmbeddedBackend.open(db, { available: !config.searchBackendOffline });
+    const context: AppContext = { config, db, tokens: new TokenService(secret), backend, history: new DatabaseEventHistory(db) };
     const bootstrap = await bootstrapAdmin(db, config.adminUsername, config.adminPassword);
     const app = await buildApp(context, options);
     const housekeeping = setInterval(() => {
@@ -41,10 +45,12 @@ export async function createService(config: Config, options: BuildOptions & { db
       async close() {
         clearInterval(housekeeping);
         await app.close();
+        await context.backend.close();
         if (!options.db) await db.close();
       },
     };
   } catch (error) {
+    await backend?.close();
     if (!options.db) await db.close();
     throw error;
   }

@@ -21,7 +21,7 @@ export function healthRoutes(app: App, ctx: AppContext): void {
         () => 'ok' as const,
         () => 'unavailable' as const,
       );
-      const backendUp = ctx.searchBackend ? await ctx.searchBackend.health().catch(() => false) : true;
+      const backendUp = await ctx.backend.health().catch(() => false);
       const search_backend = backendUp ? ('ok' as const) : ('unavailable' as const);
       const status = database === 'ok' ? ('ok' as const) : ('degraded' as const);
       return reply.code(database === 'ok' ? 200 : 503).send({ status, database, search_backend });

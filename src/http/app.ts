@@ -10,12 +10,21 @@ import { registerOpenApi } from './openapi.js';
 import { ErrorBody } from './schemas.js';
 import { registerSecurityHeaders } from './security-headers.js';
 import { validatorCompiler } from './validation.js';
+import { BackendUnavailableError } from '../backends/backend.js';
 import { registerAccessControl, type ApiKeyResolver } from '../auth/access.js';
 import { authRoutes } from '../auth/routes.js';
 import { auditRoutes } from '../audit/routes.js';
 import { healthRoutes } from '../health/routes.js';
 import { userRoutes } from '../users/routes.js';
 import { UserSchema } from '../users/view.js';
+import { indexPatternRoutes } from '../index-patterns/routes.js';
+import { ingestRoutes } from '../ingest/routes.js';
+import { bulkRuleRoutes } from '../rules/bulk-routes.js';
+import { exceptionRoutes } from '../rules/exceptions/routes.js';
+import { importRoutes } from '../rules/import-routes.js';
+import { ruleRoutes } from '../rules/routes.js';
+import { testingRoutes } from '../rules/testing.js';
+import { versionRoutes } from '../rules/version-routes.js';
 
 /** Largest request body accepted by default (rule YAML up to 1 MiB plus JSON overhead). */
 export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
@@ -44,7 +53,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await registerOpenApi(app);
 
   app.setErrorHandler((error, request, reply) => {
-    const httpError = toHttpError(error as Error, request);
+    const httpError =
+      error instanceof BackendUnavailableError ? new HttpError(503, error.message) : toHttpError(error as Error, request);
     if (httpError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, httpError);
   });
@@ -63,6 +73,14 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   authRoutes(app, ctx);
   userRoutes(app, ctx);
   auditRoutes(app, ctx);
+  indexPatternRoutes(app, ctx);
+  ruleRoutes(app, ctx);
+  bulkRuleRoutes(app, ctx);
+  versionRoutes(app, ctx);
+  exceptionRoutes(app, ctx);
+  testingRoutes(app, ctx);
+  await importRoutes(app, ctx);
+  await ingestRoutes(app, ctx);
 
   await app.ready();
   return app;

@@ -5,13 +5,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { TokenService } from '../auth/tokens.js';
+import type { EventHistory, SearchBackend } from '../backends/backend.js';
 
 export interface AppContext {
   config: Config;
   db: Database;
   tokens: TokenService;
-  /** The search backend, once configured; health() is false while it is unreachable. */
-  searchBackend?: { health(): Promise<boolean> };
+  /** Where deployed rules live as stored queries; health() is false while it is unreachable. */
+  backend: SearchBackend;
+  /** Stored events per index pattern (history searches, retention). */
+  history: EventHistory;
 }
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;

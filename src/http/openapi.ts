@@ -19,6 +19,7 @@ export async function registerOpenApi(app: App): Promise<void> {
           cookieAuth: { type: 'apiKey', in: 'cookie', name: 'svc_session', description: 'Session cookie set by login' },
           csrfToken: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'From GET /api/auth/csrf; required on POST/PUT/PATCH/DELETE with a session' },
           apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'svc_ak_…', description: 'Read-only API key for /api/external/*' },
+          ingestToken: { type: 'http', scheme: 'bearer', bearerFormat: 'svc_it_…', description: "An index pattern's ingest token, for POST /api/logs/{name}" },
         },
       },
       security: [{ bearerAuth: [] }, { cookieAuth: [] }],

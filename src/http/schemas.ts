@@ -30,3 +30,14 @@ export function errorResponses(...codes: number[]): Record<number, TSchema> {
 }
 
 export const Empty = Type.Null({ description: 'No content' });
+
+/** A value that may be null. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** Bulk requests: 1 to 1000 ids. */
+export const BulkIds = Type.Object(
+  { ids: Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: 1000 }) },
+  { additionalProperties: false },
+);
+export const BulkFailure = Type.Object({ id: Type.String(), error: Type.String() });
+export const BulkSkip = Type.Object({ id: Type.String(), reason: Type.String() });

@@ -11,3 +11,5 @@ export type { IRNode, Test } from './ir.js';
 export { buildIR } from './build-ir.js';
 export { compileSafeRegex } from './regex/safe-regex.js';
 export type { SigmaRule, ParseResult, FieldError, Level, Status, Logsource, SigmaCorrelation } from './rule.js';
+export { makeAccessor } from './compile/field-access.js';
+export type { Accessor } from './compile/field-access.js';

@@ -1,5 +1,6 @@
 // The ordered list of schema migrations. Append only: a released migration is never edited.
 import { sql as foundation } from './001-foundation.js';
+import { sql as rules } from './002-rules.js';
 
 export interface Migration {
   version: number;
@@ -7,4 +8,7 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: Migration[] = [{ version: 1, name: 'foundation', sql: foundation }];
+export const migrations: Migration[] = [
+  { version: 1, name: 'foundation', sql: foundation },
+  { version: 2, name: 'rules', sql: rules },
+];

@@ -1,0 +1,62 @@
+// The search-backend seam: deploy/undeploy a stored query in an index named svc-percolator-{pattern},
+// percolate a batch of events, and report health. Services never know which backend they talk to.
+import type { Queryable } from '../db/database.js';
+import type { PipelineSpec } from '../sigma/index.js';
+
+export const percolatorIndexName = (patternName: string) => `svc-percolator-${patternName}`;
+
+/** What a stored query holds: enough to rebuild the detection on any instance. */
+export interface StoredQuery {
+  /** Document id inside the percolator index; returned to clients as `percolator_id`. */
+  id: string;
+  ruleId: string;
+  ruleVersion: number;
+  yaml: string;
+  pipeline: PipelineSpec;
+}
+
+export class BackendUnavailableError extends Error {
+  constructor(message = 'Search backend connection failed') {
+    super(message);
+  }
+}
+
+export interface SearchBackend {
+  readonly kind: 'embedded' | 'opensearch';
+  health(): Promise<boolean>;
+  /**
+   * Creates or replaces a stored query. `tx` is the caller's open transaction: the embedded backend
+   * writes through it, so the stored query commits or rolls back together with the rule.
+   * Throws BackendUnavailableError when the backend cannot be reached.
+   */
+  deploy(tx: Queryable, index: string, query: StoredQuery): Promise<void>;
+  /** Removes a stored query (absent is fine). */
+  undeploy(tx: Queryable, index: string, id: string): Promise<void>;
+  /** Makes committed changes live in this process now (other instances follow within a second). */
+  sync(): Promise<void>;
+  /** Ids of the stored queries of `index` matching each event (same order as `events`). */
+  percolate(index: string, events: object[]): Promise<string[][]>;
+  /** Whether a stored query exists (for checks and tests). */
+  hasStoredQuery(index: string, id: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** A stored event as the history search returns it. */
+export interface HistoryEvent {
+  id: string;
+  eventTime: Date;
+  event: Record<string, unknown>;
+}
+
+/** Event history kept per index pattern (the embedded backend keeps it in the database). */
+export interface EventHistory {
+  /** Stores events idempotently (the same event twice is kept once); answers the number newly stored. */
+  store(tx: Queryable, patternId: string, events: { time: Date; hash: string; event: Record<string, unknown> }[]): Promise<number>;
+  /**
+   * Visits the events of a pattern with eventTime in (since, until], newest first, in bounded batches;
+   * `visit` returns false to stop early. Never holds more than one batch in memory.
+   */
+  scan(patternId: string, since: Date, until: Date, visit: (batch: HistoryEvent[]) => Promise<boolean> | boolean): Promise<void>;
+  /** Drops events older than the pattern's retention. */
+  purge(patternId: string, retentionDays: number): Promise<number>;
+}

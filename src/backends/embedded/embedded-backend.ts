@@ -1,0 +1,131 @@
+// The embedded search backend: stored queries live in the database (table stored_queries, one row per
+// percolator index and id, every write stamped with a sequence number); each instance compiles them
+// into in-memory rule sets and follows the sequence, so a deploy on one instance is live on all of
+// them within a second. A switch makes it report "unavailable" (SEARCH_BACKEND_OFFLINE) for drills.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database, Queryable } from '../../db/database.js';
+import { BackendUnavailableError, type SearchBackend, type StoredQuery } from '../backend.js';
+import { RuleSet } from './rule-set.js';
+import { compileStoredQuery, type StoredQueryDocument } from './stored-query-compiler.js';
+
+const POLL_INTERVAL_MS = 400;
+
+interface ChangeRow {
+  percolator_index: string;
+  id: string;
+  query: StoredQueryDocument | null;
+  deleted: boolean;
+  seq: number;
+  [key: string]: unknown;
+}
+
+export class EmbeddedBackend implements SearchBackend {
+  readonly kind = 'embedded' as const;
+  private readonly sets = new Map<string, RuleSet>();
+  private lastSeq = 0;
+  private syncing: Promise<void> = Promise.resolve();
+  private timer?: NodeJS.Timeout;
+
+  private constructor(
+    private readonly db: Database,
+    private available: boolean,
+    private readonly log?: FastifyBaseLogger,
+  ) {}
+
+  /** Loads every stored query; on a shared PostgreSQL also follows other instances' changes. */
+  static async open(db: Database, options: { available?: boolean; log?: FastifyBaseLogger; follow?: boolean } = {}): Promise<EmbeddedBackend> {
+    const backend = new EmbeddedBackend(db, options.available ?? true, options.log);
+    await backend.sync();
+    if (options.follow ?? db.kind === 'postgres') {
+      backend.timer = setInterval(() => void backend.sync().catch(() => {}), POLL_INTERVAL_MS);
+      backend.timer.unref();
+    }
+    return backend;
+  }
+
+  /** Simulates an outage (or ends it): while unavailable, deploys and history searches fail with 503. */
+  setAvailable(available: boolean): void {
+    this.available = available;
+  }
+
+  async health(): Promise<boolean> {
+    return this.available;
+  }
+
+  private ensureAvailable(): void {
+    if (!this.available) throw new BackendUnavailableError();
+  }
+
+  async deploy(tx: Queryable, index: string, query: StoredQuery): Promise<void> {
+    this.ensureAvailable();
+    const doc: StoredQueryDocument = { ruleId: query.ruleId, ruleVersion: query.ruleVersion, yaml: query.yaml, pipeline: query.pipeline };
+    await tx.query(
+      `INSERT INTO stored_queries (percolator_index, id, rule_id, rule_version, query, deleted, seq, updated_at)
+       VALUES ($1, $2, $3, $4, $5, false, nextval('stored_query_seq'), now())
+       ON CONFLICT (percolator_index, id) DO UPDATE SET rule_id = EXCLUDED.rule_id, rule_version = EXCLUDED.rule_version,
+         query = EXCLUDED.query, deleted = false, seq = EXCLUDED.seq, updated_at = now()`,
+      [index, query.id, query.ruleId, query.ruleVersion, JSON.stringify(doc)],
+    );
+  }
+
+  async undeploy(tx: Queryable, index: string, id: string): Promise<void> {
+    this.ensureAvailable();
+    await tx.query(
+      `UPDATE stored_queries SET deleted = true, query = NULL, seq = nextval('stored_query_seq'), updated_at = now()
+       WHERE percolator_index = $1 AND id = $2 AND NOT deleted`,
+      [index, id],
+    );
+  }
+
+  sync(): Promise<void> {
+    this.syncing = this.syncing.then(() => this.applyChanges());
+    return this.syncing;
+  }
+
+  private async applyChanges(): Promise<void> {
+    const rows = await this.db.query<ChangeRow>(
+      'SELECT percolator_index, id, query, deleted, seq FROM stored_queries WHERE seq > $1 ORDER BY seq',
+      [this.lastSeq],
+    );
+    for (const row of rows) {
+      let set = this.sets.get(row.percolator_index);
+      if (!set) {
+        set = new RuleSet();
+        this.sets.set(row.percolator_index, set);
+      }
+      if (row.deleted || !row.query) {
+        set.remove(row.id);
+      } else {
+        const compiled = compileStoredQuery(row.query);
+        if (compiled.ok) set.put(row.id, compiled.rule);
+        else {
+          set.remove(row.id);
+          this.log?.warn({ index: row.percolator_index, id: row.id, reason: compiled.reason }, 'stored query does not compile');
+        }
+      }
+      this.lastSeq = Math.max(this.lastSeq, Number(row.seq));
+    }
+  }
+
+  async percolate(index: string, events: object[]): Promise<string[][]> {
+    this.ensureAvailable();
+    const set = this.sets.get(index);
+    if (!set || set.size === 0) return events.map(() => []);
+    return events.map((event) => set.match(event));
+  }
+
+  async hasStoredQuery(index: string, id: string): Promise<boolean> {
+    const rows = await this.db.query('SELECT 1 FROM stored_queries WHERE percolator_index = $1 AND id = $2 AND NOT deleted', [index, id]);
+    return rows.length > 0;
+  }
+
+  /** Whether this process currently has the stored query compiled and live. */
+  isLive(index: string, id: string): boolean {
+    return this.sets.get(index)?.has(id) ?? false;
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.syncing.catch(() => {});
+  }
+}

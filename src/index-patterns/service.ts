@@ -1,0 +1,45 @@
+// Index pattern changes that touch deployed rules: new mappings are checked against every deployed
+// rule of the pattern first and then applied together with the redeploys in one transaction, so a
+// mapping change can never leave a deployed rule with a stale or broken stored query.
+import type { AppContext } from '../http/context.js';
+import { badRequest, conflict, notFound } from '../http/errors.js';
+import { checkDeployable, deployRule } from '../rules/deployment.js';
+import { deployedRulesOfPattern } from '../rules/store.js';
+import { countRulesOfPattern, deletePattern, findPatternById, updatePattern, type IndexPatternRow, type PatternChanges } from './store.js';
+
+export const PATTERN_NOT_FOUND = 'Index pattern not found';
+
+const MAPPING_KEYS: (keyof PatternChanges)[] = ['field_mappings', 'default_mapping', 'preset'];
+
+export async function changePattern(ctx: AppContext, id: string, changes: PatternChanges): Promise<{ row: IndexPatternRow; redeployed: number }> {
+  const current = await findPatternById(ctx.db, id);
+  if (!current) throw notFound(PATTERN_NOT_FOUND);
+  const mappingChanged = MAPPING_KEYS.some((k) => changes[k] !== undefined && JSON.stringify(changes[k]) !== JSON.stringify(current[k]));
+  const deployed = mappingChanged ? await deployedRulesOfPattern(ctx.db, id) : [];
+  const proposed: IndexPatternRow = { ...current, ...changes } as IndexPatternRow;
+  for (const rule of deployed) {
+    try {
+      checkDeployable(rule.yaml_content, proposed);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      throw badRequest(`${detail} (deployed rule '${rule.title}', ${rule.id})`);
+    }
+  }
+  const row = await ctx.db.transaction(async (tx) => {
+    const updated = await updatePattern(tx, id, changes);
+    if (!updated) throw notFound(PATTERN_NOT_FOUND);
+    for (const rule of deployed) await deployRule(tx, ctx.backend, rule);
+    return updated;
+  });
+  if (deployed.length > 0) await ctx.backend.sync();
+  return { row, redeployed: deployed.length };
+}
+
+export async function removePattern(ctx: AppContext, id: string): Promise<IndexPatternRow> {
+  const current = await findPatternById(ctx.db, id);
+  if (!current) throw notFound(PATTERN_NOT_FOUND);
+  const rules = await countRulesOfPattern(ctx.db, id);
+  if (rules > 0) throw conflict(`Index pattern is used by ${rules} rule(s); move or delete them first`);
+  if (!(await deletePattern(ctx.db, id))) throw notFound(PATTERN_NOT_FOUND);
+  return current;
+}

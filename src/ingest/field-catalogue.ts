@@ -1,0 +1,34 @@
+// The field catalogue: which (dotted) fields the events of an index pattern carry, and how often.
+import type { Queryable } from '../db/database.js';
+
+const MAX_FIELDS_PER_EVENT = 500;
+const MAX_DEPTH = 8;
+
+/** Dotted paths of an event's leaf values (arrays of objects contribute their members' fields). */
+export function fieldPaths(event: Record<string, unknown>): string[] {
+  const out = new Set<string>();
+  const walk = (value: unknown, path: string, depth: number) => {
+    if (out.size >= MAX_FIELDS_PER_EVENT) return;
+    if (Array.isArray(value)) {
+      for (const item of value) walk(item, path, depth);
+      if (value.length === 0 && path) out.add(path.slice(0, 512));
+    } else if (value !== null && typeof value === 'object' && depth < MAX_DEPTH) {
+      for (const [key, child] of Object.entries(value)) walk(child, path ? `${path}.${key}` : key, depth + 1);
+    } else if (path) out.add(path.slice(0, 512));
+  };
+  walk(event, '', 0);
+  return [...out];
+}
+
+export async function recordFields(tx: Queryable, patternId: string, events: Record<string, unknown>[]): Promise<void> {
+  const counts = new Map<string, number>();
+  for (const event of events) for (const path of fieldPaths(event)) counts.set(path, (counts.get(path) ?? 0) + 1);
+  if (counts.size === 0) return;
+  const fields = [...counts.keys()];
+  await tx.query(
+    `INSERT INTO event_fields (index_pattern_id, field, count, last_seen)
+     SELECT $1, f, c, now() FROM unnest($2::text[], $3::bigint[]) AS u(f, c)
+     ON CONFLICT (index_pattern_id, field) DO UPDATE SET count = event_fields.count + EXCLUDED.count, last_seen = now()`,
+    [patternId, fields, [...counts.values()]],
+  );
+}

@@ -1,0 +1,84 @@
+// POST /api/logs/{index pattern}: events in (JSON object, JSON array or NDJSON, optionally gzip),
+// authenticated by the pattern's ingest token. Accepted events are stored durably (idempotently:
+// the same event twice is stored once) and counted in the field catalogue before the answer.
+import { createHash } from 'node:crypto';
+import { Type } from '@fastify/type-provider-typebox';
+import type { App, AppContext } from '../http/context.js';
+import { HttpError, forbidden, unauthorized } from '../http/errors.js';
+import { errorResponses } from '../http/schemas.js';
+import { makeAccessor } from '../sigma/index.js';
+import { findPatternByTokenHash, type IndexPatternRow } from '../index-patterns/store.js';
+import { INGEST_TOKEN_PREFIX, hashIngestToken } from '../index-patterns/ingest-token.js';
+import { recordFields } from './field-catalogue.js';
+import { MAX_INGEST_BYTES, decodeBody, parseEvents } from './parse-body.js';
+
+function eventTime(pattern: IndexPatternRow, event: Record<string, unknown>, now: Date): Date {
+  let found: unknown;
+  makeAccessor(pattern.timestamp_field).each(event, (value) => {
+    found = value;
+    return true;
+  });
+  if (typeof found === 'number' && Number.isFinite(found)) return new Date(found < 1e12 ? found * 1000 : found);
+  if (typeof found === 'string') {
+    const ms = Date.parse(found);
+    if (!Number.isNaN(ms)) return new Date(ms);
+  }
+  return now;
+}
+
+async function patternOfToken(ctx: AppContext, authorization: string | undefined, name: string): Promise<IndexPatternRow> {
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+  if (!token || !token.startsWith(INGEST_TOKEN_PREFIX)) throw unauthorized();
+  const pattern = await findPatternByTokenHash(ctx.db, hashIngestToken(token));
+  if (!pattern) throw unauthorized();
+  if (pattern.name !== name) throw forbidden();
+  return pattern;
+}
+
+export async function ingestRoutes(app: App, ctx: AppContext): Promise<void> {
+  await app.register(async (scope: App) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_INGEST_BYTES }, (_req, body, done) => done(null, body));
+
+    scope.post(
+      '/api/logs/:name',
+      {
+        config: { access: { auth: 'public' } },
+        bodyLimit: MAX_INGEST_BYTES,
+        schema: {
+          tags: ['ingest'],
+          summary: 'Send events to an index pattern (ingest token as Bearer; JSON, JSON array or NDJSON; gzip allowed; up to 10 MiB)',
+          security: [{ ingestToken: [] }],
+          params: Type.Object({ name: Type.String({ maxLength: 100 }) }),
+          response: {
+            200: Type.Object({
+              received: Type.Integer(),
+              accepted: Type.Integer(),
+              rejected: Type.Integer(),
+              alerts_created: Type.Integer(),
+              errors: Type.Array(Type.Object({ index: Type.Integer(), error: Type.String() })),
+            }),
+            ...errorResponses(400, 401, 403, 413),
+          },
+        },
+      },
+      async (request) => {
+        const pattern = await patternOfToken(ctx, request.headers.authorization, request.params.name);
+        const raw = request.body as Buffer | undefined;
+        if (!raw || raw.length === 0) throw new HttpError(400, 'The body holds no events');
+        const batch = parseEvents(decodeBody(raw, request.headers['content-encoding']));
+        const now = new Date();
+        const rows = batch.events.map(({ event }) => ({
+          time: eventTime(pattern, event, now),
+          hash: createHash('sha256').update(JSON.stringify(event)).digest('hex'),
+          event,
+        }));
+        await ctx.db.transaction(async (tx) => {
+          await ctx.history.store(tx, pattern.id, rows);
+          await recordFields(tx, pattern.id, rows.map((r) => r.event));
+        });
+        return { received: batch.received, accepted: rows.length, rejected: batch.errors.length, alerts_created: 0, errors: batch.errors };
+      },
+    );
+  });
+}

@@ -1,0 +1,88 @@
+// From YAML to a rule the service can store, deploy or test: the spec's validation order
+// (1) YAML syntax → 400, (2) Sigma schema and (3) required fields → 422, (4) every field mapped by the
+// index pattern → 422, then compilation (unsafe regexes, placeholders) → 422.
+import { compileRule, parseRule, ruleFields, type CompiledRule, type Pipeline, type SigmaRule } from '../sigma/index.js';
+import { badRequest, unprocessable, type FieldError } from '../http/errors.js';
+import { isMapped, pipelineOf } from '../index-patterns/pipeline.js';
+import type { IndexPatternRow } from '../index-patterns/store.js';
+import type { RuleContent } from './store.js';
+
+export const MAX_RULE_BYTES = 1024 * 1024;
+export type ValidationDetail = 'Validation failed' | 'Rule validation failed';
+
+/** Steps (1)–(3): parses and validates; throws the documented 400/422. */
+export function parseSigma(yaml: string, detail: ValidationDetail): SigmaRule {
+  if (Buffer.byteLength(yaml, 'utf8') > MAX_RULE_BYTES) throw badRequest('Invalid YAML syntax: the document is larger than 1 MiB');
+  const parsed = parseRule(yaml);
+  if (!parsed.ok) {
+    if (parsed.kind === 'yaml') throw badRequest(`Invalid YAML syntax: ${parsed.message}`);
+    throw unprocessable(detail, parsed.errors);
+  }
+  if (parsed.rule.kind !== 'detection') {
+    throw unprocessable(detail, [{ field: parsed.rule.kind, message: `${parsed.rule.kind} rules cannot be stored as detection rules` }]);
+  }
+  return parsed.rule;
+}
+
+/** Where a Sigma field is used in the detection, as a path such as detection.selection.Image|endswith. */
+function usagePaths(detection: Record<string, unknown>, field: string): string[] {
+  const paths: string[] = [];
+  const visit = (node: unknown, path: string) => {
+    if (Array.isArray(node)) node.forEach((child) => visit(child, path));
+    else if (node !== null && typeof node === 'object') {
+      for (const key of Object.keys(node)) {
+        if (key.split('|')[0] === field) paths.push(`${path}.${key}`);
+      }
+    }
+  };
+  for (const [name, search] of Object.entries(detection)) if (name !== 'condition') visit(search, `detection.${name}`);
+  return paths.length > 0 ? paths : ['detection'];
+}
+
+/** Step (4): fields the pattern does not map, as {field, message} errors. */
+export function unmappedFields(rule: SigmaRule, pattern: IndexPatternRow, pipeline: Pipeline = pipelineOf(pattern)): { field: string; errors: FieldError[] }[] {
+  return ruleFields(rule)
+    .filter((field) => !isMapped(pipeline, field))
+    .map((field) => ({
+      field,
+      errors: usagePaths(rule.detection, field).map((path) => ({
+        field: path,
+        message: `field '${field}' is not mapped in index pattern '${pattern.name}'`,
+      })),
+    }));
+}
+
+/** Steps (4) and compilation for a pattern (or the field names as they are, without one). */
+export function compileFor(rule: SigmaRule, pattern: IndexPatternRow | undefined, detail: ValidationDetail): CompiledRule {
+  const pipeline = pattern ? pipelineOf(pattern) : undefined;
+  if (pattern) {
+    const unmapped = unmappedFields(rule, pattern, pipeline);
+    if (unmapped.length > 0) throw unprocessable(detail, unmapped.flatMap((u) => u.errors));
+  }
+  const compiled = compileRule(rule, pipeline ?? identityPipeline());
+  if (!compiled.ok) throw unprocessable(detail, compiled.errors);
+  return compiled.matcher;
+}
+
+function identityPipeline(): Pipeline {
+  return { name: 'identity', description: 'field names as written', defaultMapping: 'identity', fieldMappings: {}, logsources: [], vars: {}, unresolvedPlaceholders: 'error' };
+}
+
+/** The stored columns derived from a parsed rule. */
+export function contentOf(rule: SigmaRule, yaml: string, title: string | undefined, indexPatternId: string | null): RuleContent {
+  const level = rule.level ?? 'medium';
+  const logsource: Record<string, string> = {};
+  for (const [k, v] of Object.entries(rule.logsource)) if (typeof v === 'string') logsource[k] = v;
+  return {
+    title: title ?? rule.title,
+    yaml_content: yaml,
+    severity: level,
+    level,
+    tags: rule.tags,
+    description: rule.description ?? null,
+    author: rule.author ?? null,
+    logsource,
+    sigma_id: rule.id ?? null,
+    index_pattern_id: indexPatternId,
+  };
+}

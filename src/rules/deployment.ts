@@ -1,0 +1,64 @@
+// Deploying a rule: the prerequisites of the spec (valid rule, an index pattern, every field mapped,
+// backend reachable) and the stored query in svc-percolator-{pattern}, written in the caller's
+// transaction so the rule's status and its stored query never disagree.
+import type { Queryable } from '../db/database.js';
+import { badRequest } from '../http/errors.js';
+import { percolatorIndexName, type SearchBackend } from '../backends/backend.js';
+import { compileRule, parseRule } from '../sigma/index.js';
+import { pipelineOf, pipelineSpecOf } from '../index-patterns/pipeline.js';
+import { findPatternById, type IndexPatternRow } from '../index-patterns/store.js';
+import { unmappedFields } from './analysis.js';
+import { markDeployed, markUndeployed } from './store.js';
+
+export const NO_INDEX_PATTERN = 'Validation failed: no index pattern configured';
+
+/** The percolator document id of a rule's stored query. */
+export const percolatorIdOf = (ruleId: string) => ruleId;
+
+/** Checks the deploy prerequisites against a pattern; throws 400 `Validation failed: …`. */
+export function checkDeployable(yaml: string, pattern: IndexPatternRow | undefined): IndexPatternRow {
+  const parsed = parseRule(yaml);
+  if (!parsed.ok) {
+    throw badRequest(parsed.kind === 'yaml' ? `Validation failed: ${parsed.message}` : `Validation failed: ${parsed.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
+  }
+  if (!pattern) throw badRequest(NO_INDEX_PATTERN);
+  const pipeline = pipelineOf(pattern);
+  const [unmapped] = unmappedFields(parsed.rule, pattern, pipeline);
+  if (unmapped) throw badRequest(`Validation failed: field '${unmapped.field}' is not mapped in index pattern '${pattern.name}'`);
+  const compiled = compileRule(parsed.rule, pipeline);
+  if (!compiled.ok) throw badRequest(`Validation failed: ${compiled.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
+  return pattern;
+}
+
+/**
+ * Creates or replaces the stored query of a rule and marks it deployed, inside `tx`. The previous
+ * stored query is removed first when the rule moved to another index pattern.
+ */
+export async function deployRule(
+  tx: Queryable,
+  backend: SearchBackend,
+  rule: { id: string; version: number; yaml_content: string; index_pattern_id: string | null },
+  previousPattern?: IndexPatternRow,
+): Promise<{ percolatorId: string; pattern: IndexPatternRow }> {
+  const pattern = checkDeployable(rule.yaml_content, rule.index_pattern_id ? await findPatternById(tx, rule.index_pattern_id) : undefined);
+  const percolatorId = percolatorIdOf(rule.id);
+  if (previousPattern && previousPattern.id !== pattern.id) {
+    await backend.undeploy(tx, percolatorIndexName(previousPattern.name), percolatorId);
+  }
+  await backend.deploy(tx, percolatorIndexName(pattern.name), {
+    id: percolatorId,
+    ruleId: rule.id,
+    ruleVersion: rule.version,
+    yaml: rule.yaml_content,
+    pipeline: pipelineSpecOf(pattern),
+  });
+  await markDeployed(tx, rule.id, percolatorId);
+  return { percolatorId, pattern };
+}
+
+/** Removes the stored query of a deployed rule and marks it undeployed, inside `tx`. */
+export async function undeployRule(tx: Queryable, backend: SearchBackend, rule: { id: string; index_pattern_id: string | null }): Promise<void> {
+  const pattern = rule.index_pattern_id ? await findPatternById(tx, rule.index_pattern_id) : undefined;
+  if (pattern) await backend.undeploy(tx, percolatorIndexName(pattern.name), percolatorIdOf(rule.id));
+  await markUndeployed(tx, rule.id);
+}

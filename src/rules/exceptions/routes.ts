@@ -1,0 +1,130 @@
+// Rule exceptions: list, create, change and delete. Changes apply to matching at once.
+import { Type } from '@fastify/type-provider-typebox';
+import type { App, AppContext } from '../../http/context.js';
+import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { Empty, errorResponses, StringEnum, Timestamp, Uuid } from '../../http/schemas.js';
+import { recordAudit } from '../../audit/log.js';
+import { RULE_NOT_FOUND } from '../service.js';
+import { findRule } from '../store.js';
+import { actorOf, analyst, reader } from '../routes.js';
+import { EXCEPTION_OPERATORS, exceptionValueProblem, type ExceptionOperator } from './matcher.js';
+import { deleteException, findDuplicate, findException, insertException, listExceptions, updateException, type ExceptionRow } from './store.js';
+
+const EXCEPTION_NOT_FOUND = 'Exception not found';
+const Value = Type.Union([Type.String({ minLength: 1, maxLength: 4096 }), Type.Array(Type.String({ maxLength: 4096 }), { minItems: 1, maxItems: 1000 })]);
+const Field = Type.String({ minLength: 1, maxLength: 256 });
+
+const ExceptionSchema = Type.Object(
+  {
+    id: Uuid,
+    rule_id: Uuid,
+    field: Type.String(),
+    operator: StringEnum(EXCEPTION_OPERATORS),
+    value: Type.Union([Type.String(), Type.Array(Type.String())]),
+    reason: Type.String(),
+    enabled: Type.Boolean(),
+    created_by: Type.String(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { description: 'A rule exception' },
+);
+
+const view = (row: ExceptionRow) => ({ ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() });
+const RuleParams = Type.Object({ id: Uuid });
+const ExceptionParams = Type.Object({ id: Uuid, eid: Uuid });
+
+function checkValue(operator: ExceptionOperator, value: string | string[]): void {
+  const problem = exceptionValueProblem({ operator, value });
+  if (problem) throw badRequest('Invalid exception', [{ field: 'body.value', message: problem }]);
+}
+
+export function exceptionRoutes(app: App, ctx: AppContext): void {
+  async function ruleMustExist(id: string) {
+    if (!(await findRule(ctx.db, id))) throw notFound(RULE_NOT_FOUND);
+  }
+
+  app.get(
+    '/api/rules/:id/exceptions',
+    { config: reader, schema: { tags: ['rules'], summary: "A rule's exceptions", params: RuleParams, response: { 200: Type.Array(ExceptionSchema), ...errorResponses(401, 404) } } },
+    async (request) => {
+      await ruleMustExist(request.params.id);
+      return (await listExceptions(ctx.db, request.params.id)).map(view);
+    },
+  );
+
+  app.post(
+    '/api/rules/:id/exceptions',
+    {
+      config: analyst,
+      schema: {
+        tags: ['rules'],
+        summary: 'Add an exception: matching events raise no alert',
+        params: RuleParams,
+        body: Type.Object(
+          { field: Field, operator: StringEnum(EXCEPTION_OPERATORS), value: Value, reason: Type.Optional(Type.String({ maxLength: 2000 })), enabled: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false },
+        ),
+        response: { 201: ExceptionSchema, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const ruleId = request.params.id;
+      await ruleMustExist(ruleId);
+      const body = request.body;
+      checkValue(body.operator, body.value);
+      if (await findDuplicate(ctx.db, ruleId, body)) throw conflict('Exception already exists');
+      const actor = actorOf(request);
+      const row = await insertException(ctx.db, { ruleId, field: body.field, operator: body.operator, value: body.value, reason: body.reason ?? '', enabled: body.enabled ?? true, createdBy: actor.username });
+      await recordAudit(ctx.db, { actor: actor.username, action: 'rule.exception_create', targetType: 'rule', targetId: ruleId, details: { exception_id: row.id, field: row.field, operator: row.operator }, ip: actor.ip });
+      return reply.code(201).send(view(row));
+    },
+  );
+
+  app.patch(
+    '/api/rules/:id/exceptions/:eid',
+    {
+      config: { ...analyst, notFound: EXCEPTION_NOT_FOUND },
+      schema: {
+        tags: ['rules'],
+        summary: 'Change an exception',
+        params: ExceptionParams,
+        body: Type.Object(
+          { field: Type.Optional(Field), operator: Type.Optional(StringEnum(EXCEPTION_OPERATORS)), value: Type.Optional(Value), reason: Type.Optional(Type.String({ maxLength: 2000 })), enabled: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false, minProperties: 1 },
+        ),
+        response: { 200: ExceptionSchema, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { id: ruleId, eid } = request.params;
+      await ruleMustExist(ruleId);
+      const existing = await findException(ctx.db, ruleId, eid);
+      if (!existing) throw notFound(EXCEPTION_NOT_FOUND);
+      const next = { field: request.body.field ?? existing.field, operator: request.body.operator ?? existing.operator, value: request.body.value ?? existing.value };
+      checkValue(next.operator, next.value);
+      if (await findDuplicate(ctx.db, ruleId, next, eid)) throw conflict('Exception already exists');
+      const row = await updateException(ctx.db, ruleId, eid, request.body);
+      if (!row) throw notFound(EXCEPTION_NOT_FOUND);
+      const actor = actorOf(request);
+      await recordAudit(ctx.db, { actor: actor.username, action: 'rule.exception_update', targetType: 'rule', targetId: ruleId, details: { exception_id: eid, fields: Object.keys(request.body) }, ip: actor.ip });
+      return view(row);
+    },
+  );
+
+  app.delete(
+    '/api/rules/:id/exceptions/:eid',
+    {
+      config: { ...analyst, notFound: EXCEPTION_NOT_FOUND },
+      schema: { tags: ['rules'], summary: 'Delete an exception', params: ExceptionParams, response: { 204: Empty, ...errorResponses(401, 403, 404) } },
+    },
+    async (request, reply) => {
+      const { id: ruleId, eid } = request.params;
+      await ruleMustExist(ruleId);
+      if (!(await deleteException(ctx.db, ruleId, eid))) throw notFound(EXCEPTION_NOT_FOUND);
+      const actor = actorOf(request);
+      await recordAudit(ctx.db, { actor: actor.username, action: 'rule.exception_delete', targetType: 'rule', targetId: ruleId, details: { exception_id: eid }, ip: actor.ip });
+      return reply.code(204).send(null);
+    },
+  );
+}

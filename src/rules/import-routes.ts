@@ -1,0 +1,59 @@
+// POST /api/rules/import: many rules in one request, as multi-document YAML (application/yaml) or a zip
+// of rule files (application/zip); query parameters index_pattern and deploy.
+import { Type } from '@fastify/type-provider-typebox';
+import type { App, AppContext } from '../http/context.js';
+import { badRequest } from '../http/errors.js';
+import { errorResponses, FieldErrorSchema } from '../http/schemas.js';
+import { documentsFromYaml, documentsFromZip } from './import-sources.js';
+import { importRules } from './import.js';
+import { actorOf, analyst } from './routes.js';
+
+export const IMPORT_BODY_LIMIT = 32 * 1024 * 1024;
+const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+
+export async function importRoutes(app: App, ctx: AppContext): Promise<void> {
+  await app.register(async (scope: App) => {
+    scope.addContentTypeParser(YAML_TYPES, { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser(['application/zip', 'application/x-zip-compressed'], { parseAs: 'buffer', bodyLimit: IMPORT_BODY_LIMIT }, (_req, body, done) => done(null, body));
+
+    scope.post(
+      '/api/rules/import',
+      {
+        config: analyst,
+        bodyLimit: IMPORT_BODY_LIMIT,
+        schema: {
+          tags: ['rules'],
+          summary: 'Import many rules: multi-document YAML or a zip of rule files (up to 32 MiB, 10,000 rules)',
+          querystring: Type.Object({
+            index_pattern: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+            deploy: Type.Boolean({ default: false }),
+          }),
+          response: {
+            200: Type.Object({
+              created: Type.Integer(),
+              deployed: Type.Integer(),
+              failed: Type.Array(
+                Type.Object({
+                  index: Type.Integer({ description: '0-based position of the document (or zip entry, sorted by path)' }),
+                  path: Type.Optional(Type.String()),
+                  title: Type.Optional(Type.String()),
+                  error: Type.String(),
+                  errors: Type.Optional(Type.Array(FieldErrorSchema)),
+                }),
+              ),
+              rule_ids: Type.Array(Type.String({ format: 'uuid' })),
+            }),
+            ...errorResponses(400, 401, 403, 413, 415, 422, 503),
+          },
+        },
+      },
+      async (request) => {
+        const body = request.body as unknown;
+        const documents = Buffer.isBuffer(body) ? documentsFromZip(body) : typeof body === 'string' ? documentsFromYaml(body) : null;
+        if (documents === null) throw badRequest('Send the rules as application/yaml (multi-document) or application/zip');
+        if (documents.length === 0) throw badRequest('The upload contains no rule documents');
+        return importRules(ctx, actorOf(request), documents, { indexPattern: request.query.index_pattern, deploy: request.query.deploy });
+      },
+    );
+  });
+}

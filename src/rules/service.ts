@@ -1,0 +1,146 @@
+// The rule lifecycle: create (optionally deployed, atomically), update with versioning and redeploy,
+// deploy, undeploy, rollback and delete. Every change is one transaction and is audited; the
+// backend is synchronised after commit so the change is live at once.
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../http/context.js';
+import { notFound, unprocessable } from '../http/errors.js';
+import { recordAudit } from '../audit/log.js';
+import { findDefaultPattern, findPatternById, findPatternByName, type IndexPatternRow } from '../index-patterns/store.js';
+import { compileFor, contentOf, parseSigma } from './analysis.js';
+import { deployRule, undeployRule } from './deployment.js';
+import { deleteRuleRow, findRule, findVersion, insertRule, insertVersion, updateRuleContent, type RuleRow } from './store.js';
+
+export const RULE_NOT_FOUND = 'Rule not found';
+
+export interface Actor {
+  username: string;
+  ip: string;
+}
+
+async function resolvePattern(ctx: AppContext, name: string | null | undefined): Promise<IndexPatternRow | undefined> {
+  if (name === undefined) return findDefaultPattern(ctx.db);
+  if (name === null) return undefined;
+  const pattern = await findPatternByName(ctx.db, name);
+  if (!pattern) throw unprocessable('Validation failed', [{ field: 'index_pattern', message: `index pattern '${name}' does not exist` }]);
+  return pattern;
+}
+
+async function loadRule(ctx: AppContext, id: string): Promise<RuleRow> {
+  const rule = await findRule(ctx.db, id);
+  if (!rule) throw notFound(RULE_NOT_FOUND);
+  return rule;
+}
+
+export async function createRule(
+  ctx: AppContext,
+  actor: Actor,
+  input: { yaml_content: string; title?: string; deploy?: boolean; index_pattern?: string | null },
+): Promise<RuleRow> {
+  const sigma = parseSigma(input.yaml_content, 'Validation failed');
+  const pattern = await resolvePattern(ctx, input.index_pattern);
+  compileFor(sigma, pattern, 'Validation failed');
+  const content = contentOf(sigma, input.yaml_content, input.title, pattern?.id ?? null);
+  const id = randomUUID();
+  await ctx.db.transaction(async (tx) => {
+    await insertRule(tx, id, content, actor.username);
+    await insertVersion(tx, { ruleId: id, version: 1, title: content.title, yaml: content.yaml_content, indexPatternId: content.index_pattern_id, changedBy: actor.username, reason: 'Created' });
+    if (input.deploy) await deployRule(tx, ctx.backend, { id, version: 1, yaml_content: content.yaml_content, index_pattern_id: content.index_pattern_id });
+  });
+  if (input.deploy) await ctx.backend.sync();
+  await recordAudit(ctx.db, { actor: actor.username, action: 'rule.create', targetType: 'rule', targetId: id, details: { title: content.title, deployed: Boolean(input.deploy) }, ip: actor.ip });
+  return loadRule(ctx, id);
+}
+
+/** Applies new content as a new version; a deployed rule is redeployed in the same transaction. */
+async function writeVersion(
+  ctx: AppContext,
+  actor: Actor,
+  rule: RuleRow,
+  next: { title: string; yaml: string; indexPatternId: string | null },
+  reason: string | null,
+): Promise<RuleRow> {
+  const sigma = parseSigma(next.yaml, 'Validation failed');
+  const pattern = next.indexPatternId ? await findPatternById(ctx.db, next.indexPatternId) : undefined;
+  compileFor(sigma, pattern, 'Validation failed');
+  const content = contentOf(sigma, next.yaml, next.title, next.indexPatternId);
+  const version = rule.version + 1;
+  const previousPattern = rule.index_pattern_id ? await findPatternById(ctx.db, rule.index_pattern_id) : undefined;
+  await ctx.db.transaction(async (tx) => {
+    await updateRuleContent(tx, rule.id, content, version);
+    await insertVersion(tx, { ruleId: rule.id, version, title: content.title, yaml: content.yaml_content, indexPatternId: content.index_pattern_id, changedBy: actor.username, reason });
+    if (rule.status === 'deployed') {
+      await deployRule(tx, ctx.backend, { id: rule.id, version, yaml_content: content.yaml_content, index_pattern_id: content.index_pattern_id }, previousPattern);
+    }
+  });
+  if (rule.status === 'deployed') await ctx.backend.sync();
+  return loadRule(ctx, rule.id);
+}
+
+export async function updateRule(
+  ctx: AppContext,
+  actor: Actor,
+  id: string,
+  input: { title?: string; yaml_content?: string; index_pattern?: string | null; change_reason?: string },
+): Promise<RuleRow> {
+  const rule = await loadRule(ctx, id);
+  let indexPatternId = rule.index_pattern_id;
+  if (input.index_pattern !== undefined) indexPatternId = (await resolvePattern(ctx, input.index_pattern))?.id ?? null;
+  const yaml = input.yaml_content ?? rule.yaml_content;
+  const title = input.title ?? (input.yaml_content !== undefined ? parseSigma(yaml, 'Validation failed').title : rule.title);
+  if (yaml === rule.yaml_content && title === rule.title && indexPatternId === rule.index_pattern_id) return rule;
+  const updated = await writeVersion(ctx, actor, rule, { title, yaml, indexPatternId }, input.change_reason ?? null);
+  await recordAudit(ctx.db, {
+    actor: actor.username,
+    action: 'rule.update',
+    targetType: 'rule',
+    targetId: id,
+    details: { version: updated.version, fields: Object.keys(input).filter((k) => k !== 'change_reason'), reason: input.change_reason ?? null },
+    ip: actor.ip,
+  });
+  return updated;
+}
+
+export async function rollbackRule(ctx: AppContext, actor: Actor, id: string, version: number): Promise<RuleRow> {
+  const rule = await loadRule(ctx, id);
+  const target = await findVersion(ctx.db, id, version);
+  if (!target) throw notFound('Version not found');
+  const stillExists = target.index_pattern_id ? await findPatternById(ctx.db, target.index_pattern_id) : undefined;
+  const updated = await writeVersion(
+    ctx,
+    actor,
+    rule,
+    { title: target.title, yaml: target.yaml_content, indexPatternId: stillExists ? target.index_pattern_id : rule.index_pattern_id },
+    `Rollback to version ${version}`,
+  );
+  await recordAudit(ctx.db, { actor: actor.username, action: 'rule.rollback', targetType: 'rule', targetId: id, details: { to_version: version, new_version: updated.version }, ip: actor.ip });
+  return updated;
+}
+
+export async function deployExistingRule(ctx: AppContext, actor: Actor, id: string): Promise<RuleRow> {
+  const rule = await loadRule(ctx, id);
+  await ctx.db.transaction((tx) => deployRule(tx, ctx.backend, rule));
+  await ctx.backend.sync();
+  await recordAudit(ctx.db, { actor: actor.username, action: 'rule.deploy', targetType: 'rule', targetId: id, details: { version: rule.version, redeploy: rule.status === 'deployed' }, ip: actor.ip });
+  return loadRule(ctx, id);
+}
+
+/** Undeploys; an undeployed rule is left as it is. Answers whether anything changed. */
+export async function undeployExistingRule(ctx: AppContext, actor: Actor, id: string): Promise<boolean> {
+  const rule = await loadRule(ctx, id);
+  if (rule.status !== 'deployed') return false;
+  await ctx.db.transaction((tx) => undeployRule(tx, ctx.backend, rule));
+  await ctx.backend.sync();
+  await recordAudit(ctx.db, { actor: actor.username, action: 'rule.undeploy', targetType: 'rule', targetId: id, ip: actor.ip });
+  return true;
+}
+
+/** Deletes a rule with its versions, exceptions and stored query; alerts and audit entries stay. */
+export async function deleteRule(ctx: AppContext, actor: Actor, id: string): Promise<void> {
+  const rule = await loadRule(ctx, id);
+  await ctx.db.transaction(async (tx) => {
+    if (rule.status === 'deployed') await undeployRule(tx, ctx.backend, rule);
+    if (!(await deleteRuleRow(tx, id))) throw notFound(RULE_NOT_FOUND);
+  });
+  if (rule.status === 'deployed') await ctx.backend.sync();
+  await recordAudit(ctx.db, { actor: actor.username, action: 'rule.delete', targetType: 'rule', targetId: id, details: { title: rule.title }, ip: actor.ip });
+}

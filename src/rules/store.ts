@@ -1,0 +1,134 @@
+// SQL for rules and their version history.
+import type { Queryable } from '../db/database.js';
+
+export interface RuleRow {
+  id: string;
+  title: string;
+  yaml_content: string;
+  status: 'deployed' | 'undeployed';
+  severity: string;
+  level: string;
+  tags: string[];
+  description: string | null;
+  author: string | null;
+  logsource: Record<string, string>;
+  sigma_id: string | null;
+  index_pattern_id: string | null;
+  /** Name of the bound index pattern (joined). */
+  index_pattern: string | null;
+  version: number;
+  deployed_version: number | null;
+  deployed_at: Date | null;
+  percolator_id: string | null;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+  [key: string]: unknown;
+}
+
+export const RULE_SELECT = `r.id, r.title, r.yaml_content, r.status, r.severity, r.level, r.tags, r.description, r.author,
+  r.logsource, r.sigma_id, r.index_pattern_id, p.name AS index_pattern, r.version, r.deployed_version, r.deployed_at,
+  r.percolator_id, r.created_by, r.created_at, r.updated_at`;
+export const RULE_FROM = 'rules r LEFT JOIN index_patterns p ON p.id = r.index_pattern_id';
+
+export async function findRule(db: Queryable, id: string, forUpdate = false): Promise<RuleRow | undefined> {
+  const [row] = await db.query<RuleRow>(`SELECT ${RULE_SELECT} FROM ${RULE_FROM} WHERE r.id = $1${forUpdate ? ' FOR UPDATE OF r' : ''}`, [id]);
+  return row;
+}
+
+/** The content fields derived from a rule's YAML. */
+export interface RuleContent {
+  title: string;
+  yaml_content: string;
+  severity: string;
+  level: string;
+  tags: string[];
+  description: string | null;
+  author: string | null;
+  logsource: Record<string, string>;
+  sigma_id: string | null;
+  index_pattern_id: string | null;
+}
+
+export async function insertRule(tx: Queryable, id: string, content: RuleContent, createdBy: string): Promise<void> {
+  await tx.query(
+    `INSERT INTO rules (id, title, yaml_content, severity, level, tags, description, author, logsource, sigma_id,
+        index_pattern_id, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [id, content.title, content.yaml_content, content.severity, content.level, JSON.stringify(content.tags), content.description,
+      content.author, JSON.stringify(content.logsource), content.sigma_id, content.index_pattern_id, createdBy],
+  );
+}
+
+export async function updateRuleContent(tx: Queryable, id: string, content: RuleContent, version: number): Promise<void> {
+  await tx.query(
+    `UPDATE rules SET title = $2, yaml_content = $3, severity = $4, level = $5, tags = $6, description = $7, author = $8,
+        logsource = $9, sigma_id = $10, index_pattern_id = $11, version = $12, updated_at = now()
+     WHERE id = $1`,
+    [id, content.title, content.yaml_content, content.severity, content.level, JSON.stringify(content.tags), content.description,
+      content.author, JSON.stringify(content.logsource), content.sigma_id, content.index_pattern_id, version],
+  );
+}
+
+export async function insertVersion(
+  tx: Queryable,
+  v: { ruleId: string; version: number; title: string; yaml: string; indexPatternId: string | null; changedBy: string; reason: string | null },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO rule_versions (rule_id, version, title, yaml_content, index_pattern_id, changed_by, change_reason)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [v.ruleId, v.version, v.title, v.yaml, v.indexPatternId, v.changedBy, v.reason],
+  );
+}
+
+export async function markDeployed(tx: Queryable, id: string, percolatorId: string): Promise<void> {
+  await tx.query(
+    `UPDATE rules SET status = 'deployed', deployed_at = now(), percolator_id = $2, deployed_version = version, updated_at = now()
+     WHERE id = $1`,
+    [id, percolatorId],
+  );
+}
+
+export async function markUndeployed(tx: Queryable, id: string): Promise<void> {
+  await tx.query(
+    `UPDATE rules SET status = 'undeployed', deployed_at = NULL, percolator_id = NULL, deployed_version = NULL, updated_at = now()
+     WHERE id = $1`,
+    [id],
+  );
+}
+
+export async function deleteRuleRow(tx: Queryable, id: string): Promise<boolean> {
+  return (await tx.query('DELETE FROM rules WHERE id = $1 RETURNING id', [id])).length > 0;
+}
+
+export interface VersionRow {
+  version: number;
+  title: string;
+  yaml_content: string;
+  index_pattern_id: string | null;
+  changed_by: string;
+  changed_at: Date;
+  change_reason: string | null;
+  [key: string]: unknown;
+}
+
+export async function listVersions(db: Queryable, ruleId: string): Promise<VersionRow[]> {
+  return db.query<VersionRow>(
+    `SELECT version, title, yaml_content, index_pattern_id, changed_by, changed_at, change_reason
+       FROM rule_versions WHERE rule_id = $1 ORDER BY version DESC`,
+    [ruleId],
+  );
+}
+
+export async function findVersion(db: Queryable, ruleId: string, version: number): Promise<VersionRow | undefined> {
+  const [row] = await db.query<VersionRow>(
+    `SELECT version, title, yaml_content, index_pattern_id, changed_by, changed_at, change_reason
+       FROM rule_versions WHERE rule_id = $1 AND version = $2`,
+    [ruleId, version],
+  );
+  return row;
+}
+
+export async function deployedRulesOfPattern(db: Queryable, patternId: string): Promise<RuleRow[]> {
+  return db.query<RuleRow>(`SELECT ${RULE_SELECT} FROM ${RULE_FROM} WHERE r.index_pattern_id = $1 AND r.status = 'deployed'`, [patternId]);
+}

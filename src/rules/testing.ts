@@ -1,0 +1,179 @@
+// Rule testing without side effects: against a sample event (saved or unsaved rule) and against
+// stored history (dry run over 1h/6h/1d/7d, scanned in bounded batches). Tests never create alerts.
+import { Type } from '@fastify/type-provider-typebox';
+import type { CompiledRule } from '../sigma/index.js';
+import type { App, AppContext } from '../http/context.js';
+import { HttpError, badRequest, notFound, unprocessable } from '../http/errors.js';
+import { errorResponses, Nullable, Uuid } from '../http/schemas.js';
+import { findPatternById, findPatternByName, type IndexPatternRow } from '../index-patterns/store.js';
+import { compileFor, parseSigma } from './analysis.js';
+import { NO_INDEX_PATTERN } from './deployment.js';
+import { compileException, type ExceptionSpec } from './exceptions/matcher.js';
+import { listExceptions } from './exceptions/store.js';
+import { RULE_NOT_FOUND } from './service.js';
+import { findRule } from './store.js';
+import { analyst } from './routes.js';
+
+export const INVALID_SAMPLE = 'Invalid sample log format';
+export const HISTORY_UNAVAILABLE = 'Search backend unavailable: the historical test cannot run';
+const TIME_RANGES = { '1h': 3600, '6h': 6 * 3600, '1d': 24 * 3600, '7d': 7 * 24 * 3600 } as const;
+/** Upper bound of events one historical test examines, so a test can never run unbounded. */
+export const MAX_EVENTS_SCANNED = 2_000_000;
+
+const MatchedConditions = Type.Array(Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown())));
+const TestResult = Type.Object({
+  matches: Type.Boolean(),
+  rule_id: Nullable(Uuid),
+  rule_title: Type.String(),
+  matched_conditions: MatchedConditions,
+  excepted: Type.Boolean({ description: 'An enabled exception of the rule would suppress the alert' }),
+});
+
+function sampleOf(body: { sample_log?: unknown }): Record<string, unknown> {
+  const sample = body.sample_log;
+  if (sample === null || typeof sample !== 'object' || Array.isArray(sample)) throw badRequest(INVALID_SAMPLE);
+  return sample as Record<string, unknown>;
+}
+
+function exceptedBy(exceptions: ExceptionSpec[]): (event: object) => boolean {
+  const predicates = exceptions.map(compileException);
+  return (event) => predicates.some((p) => p(event));
+}
+
+function runSample(matcher: CompiledRule, sample: object, excepted: (event: object) => boolean) {
+  const explanation = matcher.explain(sample);
+  return {
+    matches: explanation.matched,
+    matched_conditions: explanation.matched ? explanation.matchedConditions : [],
+    excepted: explanation.matched && excepted(sample),
+  };
+}
+
+/** Compiles a stored rule for its own index pattern; a stored rule that no longer validates is a 422. */
+async function compileStored(ctx: AppContext, id: string) {
+  const rule = await findRule(ctx.db, id);
+  if (!rule) throw notFound(RULE_NOT_FOUND);
+  const pattern = rule.index_pattern_id ? await findPatternById(ctx.db, rule.index_pattern_id) : undefined;
+  const sigma = parseStoredSigma(rule.yaml_content);
+  const matcher = compileFor(sigma, pattern, 'Rule validation failed');
+  const exceptions = (await listExceptions(ctx.db, id, true)) as ExceptionSpec[];
+  return { rule, pattern, matcher, excepted: exceptedBy(exceptions) };
+}
+
+function parseStoredSigma(yaml: string) {
+  try {
+    return parseSigma(yaml, 'Rule validation failed');
+  } catch (error) {
+    if (error instanceof HttpError && error.statusCode === 400) throw unprocessable('Rule validation failed', [{ field: 'yaml_content', message: error.detail }]);
+    throw error;
+  }
+}
+
+export function testingRoutes(app: App, ctx: AppContext): void {
+  app.post(
+    '/api/rules/:id/test',
+    {
+      config: analyst,
+      schema: {
+        tags: ['rule testing'],
+        summary: 'Test a saved rule against a sample event (no alert is created)',
+        params: Type.Object({ id: Uuid }),
+        body: Type.Object({ sample_log: Type.Optional(Type.Unknown()) }, { additionalProperties: false }),
+        response: { 200: TestResult, ...errorResponses(400, 401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const sample = sampleOf(request.body);
+      const { rule, matcher, excepted } = await compileStored(ctx, request.params.id);
+      return { rule_id: rule.id, rule_title: rule.title, ...runSample(matcher, sample, excepted) };
+    },
+  );
+
+  app.post(
+    '/api/rules/test',
+    {
+      config: analyst,
+      schema: {
+        tags: ['rule testing'],
+        summary: 'Test unsaved Sigma YAML against a sample event',
+        body: Type.Object(
+          {
+            yaml_content: Type.String({ minLength: 1, maxLength: 1024 * 1024 }),
+            sample_log: Type.Optional(Type.Unknown()),
+            index_pattern: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: TestResult, ...errorResponses(400, 401, 403, 422) },
+      },
+    },
+    async (request) => {
+      const sample = sampleOf(request.body);
+      const sigma = parseSigma(request.body.yaml_content, 'Rule validation failed');
+      let pattern: IndexPatternRow | undefined;
+      if (request.body.index_pattern !== undefined) {
+        pattern = await findPatternByName(ctx.db, request.body.index_pattern);
+        if (!pattern) throw unprocessable('Rule validation failed', [{ field: 'index_pattern', message: `index pattern '${request.body.index_pattern}' does not exist` }]);
+      }
+      const matcher = compileFor(sigma, pattern, 'Rule validation failed');
+      return { rule_id: null, rule_title: sigma.title, ...runSample(matcher, sample, () => false) };
+    },
+  );
+
+  app.post(
+    '/api/rules/:id/test/historical',
+    {
+      config: analyst,
+      schema: {
+        tags: ['rule testing'],
+        summary: "Dry run of a saved rule over its index pattern's stored events",
+        params: Type.Object({ id: Uuid }),
+        body: Type.Object(
+          {
+            time_range: Type.Unsafe<keyof typeof TIME_RANGES>({ type: 'string', enum: Object.keys(TIME_RANGES) }),
+            limit: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            rule_id: Uuid,
+            rule_title: Type.String(),
+            time_range: Type.String(),
+            matches: Type.Integer({ description: 'Stored events in the range that match the rule' }),
+            excepted: Type.Integer({ description: 'How many of those an enabled exception would suppress' }),
+            events_scanned: Type.Integer(),
+            truncated: Type.Boolean({ description: 'True when the scan stopped at the per-test event limit' }),
+            sample_matches: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+          }),
+          ...errorResponses(400, 401, 403, 404, 422, 503),
+        },
+      },
+    },
+    async (request) => {
+      const { rule, pattern, matcher, excepted } = await compileStored(ctx, request.params.id);
+      if (!pattern) throw badRequest(NO_INDEX_PATTERN);
+      if (!(await ctx.backend.health())) throw new HttpError(503, HISTORY_UNAVAILABLE);
+      const { time_range, limit } = request.body;
+      const until = new Date();
+      const since = new Date(until.getTime() - TIME_RANGES[time_range] * 1000);
+      let matches = 0;
+      let exceptedCount = 0;
+      let scanned = 0;
+      let truncated = false;
+      const samples: Record<string, unknown>[] = [];
+      await ctx.history.scan(pattern.id, since, until, (batch) => {
+        for (const stored of batch) {
+          scanned++;
+          if (!matcher.match(stored.event)) continue;
+          matches++;
+          if (excepted(stored.event)) exceptedCount++;
+          if (samples.length < limit) samples.push({ ...stored.event, timestamp: stored.eventTime.toISOString() });
+        }
+        if (scanned >= MAX_EVENTS_SCANNED) truncated = true;
+        return !truncated;
+      });
+      return { rule_id: rule.id, rule_title: rule.title, time_range, matches, excepted: exceptedCount, events_scanned: scanned, truncated, sample_matches: samples };
+    },
+  );
+}

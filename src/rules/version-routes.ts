@@ -1,0 +1,54 @@
+// Rule version history and rollback.
+import { Type } from '@fastify/type-provider-typebox';
+import type { App, AppContext } from '../http/context.js';
+import { notFound } from '../http/errors.js';
+import { errorResponses, Uuid } from '../http/schemas.js';
+import { RULE_NOT_FOUND, rollbackRule } from './service.js';
+import { findRule, findVersion, listVersions } from './store.js';
+import { RuleSchema, VersionSchema, ruleView, versionView } from './view.js';
+import { actorOf, analyst, reader } from './routes.js';
+
+const VersionParams = Type.Object({ id: Uuid, version: Type.Integer({ minimum: 1 }) });
+
+export function versionRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    '/api/rules/:id/versions',
+    {
+      config: reader,
+      schema: { tags: ['rules'], summary: 'Version history, newest first', params: Type.Object({ id: Uuid }), response: { 200: Type.Array(VersionSchema), ...errorResponses(401, 404) } },
+    },
+    async (request) => {
+      if (!(await findRule(ctx.db, request.params.id))) throw notFound(RULE_NOT_FOUND);
+      return (await listVersions(ctx.db, request.params.id)).map(versionView);
+    },
+  );
+
+  app.get(
+    '/api/rules/:id/versions/:version',
+    {
+      config: { ...reader, notFound: 'Version not found' },
+      schema: { tags: ['rules'], summary: 'One version of a rule', params: VersionParams, response: { 200: VersionSchema, ...errorResponses(401, 404) } },
+    },
+    async (request) => {
+      if (!(await findRule(ctx.db, request.params.id))) throw notFound(RULE_NOT_FOUND);
+      const version = await findVersion(ctx.db, request.params.id, request.params.version);
+      if (!version) throw notFound('Version not found');
+      return versionView(version);
+    },
+  );
+
+  app.post(
+    '/api/rules/:id/rollback',
+    {
+      config: analyst,
+      schema: {
+        tags: ['rules'],
+        summary: 'Roll back: a new version with the content of an older one (redeployed if deployed)',
+        params: Type.Object({ id: Uuid }),
+        body: Type.Object({ version: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+        response: { 200: RuleSchema, ...errorResponses(400, 401, 403, 404, 422, 503) },
+      },
+    },
+    async (request) => ruleView(await rollbackRule(ctx, actorOf(request), request.params.id, request.body.version)),
+  );
+}
