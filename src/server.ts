@@ -9,6 +9,7 @@ import { purgeExpiredSessions } from './auth/sessions.js';
 import { purgeLoginThrottle } from './auth/login-throttle.js';
 import { EmbeddedBackend } from './backends/embedded/embedded-backend.js';
 import { DatabaseEventHistory } from './backends/embedded/event-history.js';
+import { purgeExpiredEvents } from './ingest/retention.js';
 import { getOrCreateSetting } from './settings/store.js';
 import { bootstrapAdmin, type BootstrapResult } from './users/bootstrap.js';
 
@@ -35,6 +36,7 @@ export async function createService(config: Config, options: BuildOptions & { db
     const housekeeping = setInterval(() => {
       void purgeExpiredSessions(db).catch(() => {});
       void purgeLoginThrottle(db).catch(() => {});
+      void purgeExpiredEvents(db, context.history).catch((error: unknown) => app.log.warn({ err: error }, 'event retention failed'));
     }, HOUSEKEEPING_INTERVAL_MS);
     housekeeping.unref();
     return {
