@@ -11,3 +11,7 @@ export type { IRNode, Test } from './ir.js';
 export { buildIR } from './build-ir.js';
 export { compileSafeRegex } from './regex/safe-regex.js';
 export type { SigmaRule, ParseResult, FieldError, Level, Status, Logsource, SigmaCorrelation } from './rule.js';
+export { RuleIndex } from './index/rule-index.js';
+export type { RuleIndexStats } from './index/rule-index.js';
+export { requirementOf } from './index/witness.js';
+export type { Atom, Clause, Requirement } from './index/witness.js';

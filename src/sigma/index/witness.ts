@@ -79,65 +79,25 @@ function testAtoms(field: string | null, test: Test): Atom[] | null {
   }
 }
 
-function matchRequirement(node: Extract<IRNode, { t: 'match' }>): Requirement {
-  if (node.fields === null) {
-    const atoms = testAtoms(null, node.test);
-    return atoms ? [atoms] : null;
-  }
-  const clause: Atom[] = [];
-  for (const f of node.fields) {
-    const atoms = testAtoms(f, node.test);
-    if (!atoms) return null;
-    clause.push(...atoms);
-  }
-  return clause.length ? [clause] : null;
+/** A clause with its estimated cost while the analysis runs. */
+interface Costed {
+  atoms: Atom[];
+  cost: number;
 }
 
-function cheapest(clauses: Clause[]): Clause {
-  let best = clauses[0];
-  let cost = clauseCost(best);
-  for (let i = 1; i < clauses.length; i++) {
-    const c = clauseCost(clauses[i]);
-    if (c < cost) [best, cost] = [clauses[i], c];
-  }
-  return best;
-}
+/** Conditions outside any search identifier come from the pipeline (logsource routing: EventID, Channel…);
+ * they are shared by many rules, so they are ranked after the rule's own detection witnesses. */
+const PIPELINE_PENALTY = 10;
 
-/** The requirement of an IR subtree (see the invariant at the top of this file). */
-export function requirementOf(node: IRNode): Requirement {
-  switch (node.t) {
-    case 'const':
-      return node.v ? null : 'never';
-    case 'not':
-      return null;
-    case 'sel':
-      return requirementOf(node.of);
-    case 'match':
-      return matchRequirement(node);
-    case 'and': {
-      const clauses: Clause[] = [];
-      for (const child of node.of) {
-        const r = requirementOf(child);
-        if (r === 'never') return 'never';
-        if (r) clauses.push(...r);
-      }
-      if (!clauses.length) return null;
-      return clauses.map((c) => [c, clauseCost(c)] as const).sort((a, b) => a[1] - b[1]).slice(0, MAX_CLAUSES).map((x) => x[0]);
-    }
-    case 'or': {
-      const union: Atom[] = [];
-      let live = 0;
-      for (const child of node.of) {
-        const r = requirementOf(child);
-        if (r === 'never') continue;
-        if (r === null) return null;
-        live++;
-        union.push(...cheapest(r));
-      }
-      if (!live) return 'never';
-      return [dedupe(union)];
-    }
+function matchClauses(node: Extract<IRNode, { t: 'match' }>, inSel: boolean): Costed[] | null {
+  const atoms: Atom[] = [];
+  for (const f of node.fields ?? [null]) {
+    const a = testAtoms(f, node.test);
+    if (!a) return null;
+    atoms.push(...a);
   }
+  if (!atoms.length) return null;
+  return [{ atoms, cost: clauseCost(atoms) * (inSel ? 1 : PIPELINE_PENALTY) }];
 }
 
 function dedupe(atoms: Atom[]): Atom[] {
@@ -148,4 +108,53 @@ function dedupe(atoms: Atom[]): Atom[] {
     seen.add(k);
     return true;
   });
+}
+
+function analyse(node: IRNode, inSel: boolean): null | 'never' | Costed[] {
+  switch (node.t) {
+    case 'const':
+      return node.v ? null : 'never';
+    case 'not':
+      return null;
+    case 'sel':
+      return analyse(node.of, true);
+    case 'match':
+      return matchClauses(node, inSel);
+    case 'and': {
+      const clauses: Costed[] = [];
+      for (const child of node.of) {
+        const r = analyse(child, inSel);
+        if (r === 'never') return 'never';
+        if (r) clauses.push(...r);
+      }
+      if (!clauses.length) return null;
+      return clauses.sort((a, b) => a.cost - b.cost).slice(0, MAX_CLAUSES);
+    }
+    case 'or': {
+      // Any choice of one clause per alternative gives a valid clause (their union); clause t takes each
+      // alternative's t-th cheapest clause (or its last one).
+      const alts: Costed[][] = [];
+      for (const child of node.of) {
+        const r = analyse(child, inSel);
+        if (r === 'never') continue;
+        if (r === null) return null;
+        alts.push(r);
+      }
+      if (!alts.length) return 'never';
+      const width = Math.max(...alts.map((a) => a.length));
+      const out: Costed[] = [];
+      for (let t = 0; t < width; t++) {
+        const atoms = dedupe(alts.flatMap((a) => a[Math.min(t, a.length - 1)].atoms));
+        out.push({ atoms, cost: alts.reduce((sum, a) => sum + a[Math.min(t, a.length - 1)].cost, 0) });
+      }
+      return out;
+    }
+  }
+}
+
+/** The requirement of an IR tree (see the invariant at the top of this file), cheapest clauses first. */
+export function requirementOf(node: IRNode): Requirement {
+  const r = analyse(node, false);
+  if (r === null || r === 'never') return r;
+  return r.map((c) => c.atoms);
 }
