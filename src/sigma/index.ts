@@ -15,3 +15,5 @@ export { RuleIndex } from './index/rule-index.js';
 export type { RuleIndexStats } from './index/rule-index.js';
 export { requirementOf } from './index/witness.js';
 export type { Atom, Clause, Requirement } from './index/witness.js';
+export { buildCatalog } from './scan/rule-catalog.js';
+export type { RuleCatalog, CatalogRule, RejectedRule, RuleSource } from './scan/rule-catalog.js';
