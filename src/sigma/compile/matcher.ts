@@ -213,7 +213,9 @@ class Compiler {
         for (const n of node.of) {
           if (n.t === 'match' && n.test.op === 'str') {
             const key = `${n.test.cased}\u0000${n.fields === null ? '\u0001keywords' : n.fields.join('\u0000')}`;
-            groups.set(key, [...(groups.get(key) ?? []), n]);
+            const g = groups.get(key);
+            if (g) g.push(n);
+            else groups.set(key, [n]);
           } else rest.push(n);
         }
         const parts: Pred[] = [];
