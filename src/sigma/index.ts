@@ -2,7 +2,8 @@
 // Promises: parseRule/parseRules never throw for bad input; compileRule never throws for rule content.
 export { parseRule, parseRules } from './load/parse-rule.js';
 export { compileRule } from './compile-rule.js';
-export type { CompileResult } from './compile-rule.js';
+export type { CompileResult, CompileOptions } from './compile-rule.js';
+export { filterApplies } from './filters.js';
 export { ruleFields } from './rule-fields.js';
 export { getPreset, listPresets, buildPipeline } from './pipeline/presets.js';
 export type { Pipeline, PipelineSpec, LogsourceCondition } from './pipeline/pipeline.js';
