@@ -3,6 +3,7 @@ const USAGE = `usage: vigil <command> [options]
 
 commands:
   serve    run the HTTP service (configuration from the environment, see README)
+  scan     match Sigma rules against NDJSON events (vigil scan --help)
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -11,6 +12,10 @@ export async function main(argv: string[]): Promise<number> {
     case 'serve': {
       const { serve } = await import('./serve.js');
       return serve(rest);
+    }
+    case 'scan': {
+      const { scan } = await import('./scan.js');
+      return scan(rest);
     }
     case undefined:
     case '-h':

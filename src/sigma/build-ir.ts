@@ -140,22 +140,22 @@ class Lowering {
     return node.t === 'and' ? and(parts) : or(parts);
   }
 
-  condition(ast: ConditionAst, det: ParsedDetection, cache: Map<string, IRNode>): IRNode {
+  condition(ast: ConditionAst, det: ParsedDetection, cache: Map<string, IRNode>, prefix = ''): IRNode {
     const sel = (name: string): IRNode => {
       let ir = cache.get(name);
       if (!ir) {
-        ir = { t: 'sel', name, of: this.search(det.searches.get(name) as SearchNode) };
+        ir = { t: 'sel', name: prefix + name, of: this.search(det.searches.get(name) as SearchNode) };
         cache.set(name, ir);
       }
       return ir;
     };
     switch (ast.t) {
       case 'and':
-        return and([this.condition(ast.a, det, cache), this.condition(ast.b, det, cache)]);
+        return and([this.condition(ast.a, det, cache, prefix), this.condition(ast.b, det, cache, prefix)]);
       case 'or':
-        return or([this.condition(ast.a, det, cache), this.condition(ast.b, det, cache)]);
+        return or([this.condition(ast.a, det, cache, prefix), this.condition(ast.b, det, cache, prefix)]);
       case 'not':
-        return not(this.condition(ast.a, det, cache));
+        return not(this.condition(ast.a, det, cache, prefix));
       case 'id':
         return sel(ast.name);
       case 'of': {
@@ -166,9 +166,9 @@ class Lowering {
     }
   }
 
-  detection(det: ParsedDetection): IRNode {
+  detection(det: ParsedDetection, prefix = ''): IRNode {
     const cache = new Map<string, IRNode>();
-    return or(det.conditions.map((c) => this.condition(c, det, cache)));
+    return or(det.conditions.map((c) => this.condition(c, det, cache, prefix)));
   }
 
   logsourceConditions(conds: Record<string, ConditionScalar | ConditionScalar[]>): IRNode {
@@ -195,8 +195,14 @@ function renameKey(r: Record<string, string> | undefined): string {
   return JSON.stringify(Object.entries(r ?? {}).sort());
 }
 
+/** A Sigma filter's detection to AND into a rule; its selections appear as `<prefix><name>` in explain. */
+export interface AppliedFilter {
+  prefix: string;
+  detection: ParsedDetection;
+}
+
 /** Lower one detection rule (optionally with filter detections AND-ed in) to IR under a pipeline. */
-export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: ParsedDetection[] = []): { ir: IRNode; errors: FieldError[] } {
+export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: AppliedFilter[] = []): { ir: IRNode; errors: FieldError[] } {
   const det = rule.parsed;
   if (rule.kind !== 'detection' || !det) {
     return { ir: { t: 'const', v: false }, errors: [{ field: '', message: `a ${rule.kind} rule has no detection to compile` }] };
@@ -213,7 +219,7 @@ export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: ParsedDetect
   const alternatives: IRNode[] = [];
   for (const alts of groups.values()) {
     const low = new Lowering(pipeline, alts[0]?.renames ?? {});
-    const body = and([low.detection(det), ...extra.map((d) => low.detection(d))]);
+    const body = and([low.detection(det), ...extra.map((f) => low.detection(f.detection, f.prefix))]);
     const conds = alts.length ? or(alts.map((a) => low.logsourceConditions(a.conditions))) : ({ t: 'const', v: true } as IRNode);
     alternatives.push(and([conds, body]));
     for (const e of low.errors) if (!errors.some((x) => x.field === e.field && x.message === e.message)) errors.push(e);

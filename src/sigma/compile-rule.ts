@@ -1,17 +1,24 @@
-// compileRule: a parsed rule + pipeline → IR → compiled matcher. Promises: never throws for rule content;
-// unmapped fields, unresolved placeholders and unsafe regexes come back as {field, message} errors.
+// compileRule: a parsed rule + pipeline (+ optional Sigma filters) → IR → compiled matcher. Promises: never
+// throws for rule content; unmapped fields, unresolved placeholders and unsafe regexes come back as
+// {field, message} errors; filters that do not apply to the rule are ignored.
 import { buildIR } from './build-ir.js';
 import { compileIR } from './compile/matcher.js';
 import type { CompiledRule } from './compile/matcher.js';
+import { applicableFilters } from './filters.js';
 import { getPreset } from './pipeline/presets.js';
 import type { Pipeline } from './pipeline/pipeline.js';
-import type { FieldError, ParsedDetection, SigmaRule } from './rule.js';
+import type { FieldError, SigmaRule } from './rule.js';
 
 export type CompileResult = { ok: true; matcher: CompiledRule } | { ok: false; errors: FieldError[] };
 
-export function compileRule(rule: SigmaRule, pipeline?: Pipeline, options: { filters?: ParsedDetection[] } = {}): CompileResult {
+export interface CompileOptions {
+  /** Parsed Sigma filter documents (kind 'filter'); those applying to the rule are AND-ed in. */
+  filters?: SigmaRule[];
+}
+
+export function compileRule(rule: SigmaRule, pipeline?: Pipeline, options: CompileOptions = {}): CompileResult {
   const p = pipeline ?? (getPreset('sigma-native') as Pipeline);
-  const { ir, errors } = buildIR(rule, p, options.filters ?? []);
+  const { ir, errors } = buildIR(rule, p, applicableFilters(rule, options.filters ?? []));
   if (errors.length) return { ok: false, errors };
   return compileIR(ir);
 }

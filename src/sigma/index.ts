@@ -2,7 +2,8 @@
 // Promises: parseRule/parseRules never throw for bad input; compileRule never throws for rule content.
 export { parseRule, parseRules } from './load/parse-rule.js';
 export { compileRule } from './compile-rule.js';
-export type { CompileResult } from './compile-rule.js';
+export type { CompileResult, CompileOptions } from './compile-rule.js';
+export { filterApplies } from './filters.js';
 export { ruleFields } from './rule-fields.js';
 export { getPreset, listPresets, buildPipeline } from './pipeline/presets.js';
 export type { Pipeline, PipelineSpec, LogsourceCondition } from './pipeline/pipeline.js';
@@ -11,5 +12,11 @@ export type { IRNode, Test } from './ir.js';
 export { buildIR } from './build-ir.js';
 export { compileSafeRegex } from './regex/safe-regex.js';
 export type { SigmaRule, ParseResult, FieldError, Level, Status, Logsource, SigmaCorrelation } from './rule.js';
+export { RuleIndex } from './index/rule-index.js';
+export type { RuleIndexStats } from './index/rule-index.js';
+export { requirementOf } from './index/witness.js';
+export type { Atom, Clause, Requirement } from './index/witness.js';
+export { buildCatalog } from './scan/rule-catalog.js';
+export type { RuleCatalog, CatalogRule, RejectedRule, RuleSource } from './scan/rule-catalog.js';
 export { makeAccessor } from './compile/field-access.js';
 export type { Accessor } from './compile/field-access.js';

@@ -30,6 +30,10 @@ function spaced(node: Record<string, unknown>): Map<string, string> {
 function get(node: Record<string, unknown>, key: string, stripped: string): unknown {
   const v = node[key];
   if (v !== undefined) return typeof v === 'function' ? undefined : v;
+  if (stripped !== key) {
+    const w = node[stripped];
+    if (w !== undefined) return typeof w === 'function' ? undefined : w;
+  }
   const idx = spaced(node);
   if (idx === NO_SPACED) return undefined;
   const orig = idx.get(stripped);

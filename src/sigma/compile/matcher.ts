@@ -124,7 +124,7 @@ class Compiler {
 
   /** Fuse `or` children that are case-(in)sensitive string tests on the same fields. */
   fusedOr(nodes: Array<Extract<IRNode, { t: 'match' }>>): Pred {
-    const fields = nodes[0].fields as string[];
+    const fields = nodes[0].fields;
     const cased = (nodes[0].test as { cased: boolean }).cased;
     const eq = new Set<string>();
     const prefixes: string[] = [];
@@ -143,7 +143,14 @@ class Compiler {
       else if (shape.kind === 'any') any = true;
       else others.push(compileString(t.parts, cased));
       const single = compileValueTest(t);
-      if (single.ok) {
+      if (single.ok && fields === null) {
+        const fn = single.fn;
+        this.finders.set(n, (e) => {
+          let hit: [string, unknown] | null = null;
+          eachLeaf(e, (v, path) => (v !== null && typeof v !== 'object' && fn(v) ? ((hit = [path, v]), true) : false));
+          return hit;
+        });
+      } else if (single.ok && fields !== null) {
         const fn = single.fn;
         const accs = fields.map(accessor);
         this.finders.set(n, (e) => {
@@ -165,6 +172,10 @@ class Compiler {
       for (let i = 0; i < others.length; i++) if (others[i](raw)) return true;
       return false;
     };
+    if (fields === null) {
+      const leaf = (v: unknown): boolean => v !== null && typeof v !== 'object' && test(v);
+      return (e) => eachLeaf(e, leaf);
+    }
     const accs = fields.map(accessor);
     if (accs.length === 1) {
       const a = accs[0];
@@ -200,9 +211,11 @@ class Compiler {
         const groups = new Map<string, Array<Extract<IRNode, { t: 'match' }>>>();
         const rest: IRNode[] = [];
         for (const n of node.of) {
-          if (n.t === 'match' && n.fields !== null && n.test.op === 'str') {
-            const key = `${n.test.cased}\u0000${n.fields.join('\u0000')}`;
-            groups.set(key, [...(groups.get(key) ?? []), n]);
+          if (n.t === 'match' && n.test.op === 'str') {
+            const key = `${n.test.cased}\u0000${n.fields === null ? '\u0001keywords' : n.fields.join('\u0000')}`;
+            const g = groups.get(key);
+            if (g) g.push(n);
+            else groups.set(key, [n]);
           } else rest.push(n);
         }
         const parts: Pred[] = [];

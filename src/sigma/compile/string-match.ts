@@ -5,17 +5,17 @@
 import { ANY, ONE } from '../detection/sigma-string.js';
 import type { StrPart } from '../ir.js';
 
-const CACHE = 16;
-const keys: (string | undefined)[] = new Array<string | undefined>(CACHE);
-const vals: string[] = new Array<string>(CACHE);
-let slot = 0;
+const LOWER_CACHE_LIMIT = 1024;
+const lowered = new Map<string, string>();
 
+/** Lowercase with a bounded memo: repeated tests on one event value lowercase it once. */
 export function lower(s: string): string {
-  for (let i = 0; i < CACHE; i++) if (keys[i] === s) return vals[i];
-  const l = s.toLowerCase();
-  keys[slot] = s;
-  vals[slot] = l;
-  slot = (slot + 1) % CACHE;
+  let l = lowered.get(s);
+  if (l === undefined) {
+    if (lowered.size >= LOWER_CACHE_LIMIT) lowered.clear();
+    l = s.toLowerCase();
+    lowered.set(s, l);
+  }
   return l;
 }
 

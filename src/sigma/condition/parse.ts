@@ -102,7 +102,11 @@ export function parseCondition(text: string): ConditionAst {
 
   if (tokens.length === 0) fail('condition is empty');
   const ast = parseOr();
-  if (i < tokens.length) fail(`unexpected '${tokens[i].v}' at position ${tokens[i].pos}`);
+  if (i < tokens.length) {
+    const t = tokens[i];
+    if (['AND', 'OR', 'NOT', 'And', 'Or', 'Not'].includes(t.v)) fail(`operators must be lowercase ('${t.v.toLowerCase()}') at position ${t.pos}`);
+    fail(`unexpected '${t.v}' at position ${t.pos}`);
+  }
   return ast;
 }
 

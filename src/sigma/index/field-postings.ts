@@ -1,0 +1,79 @@
+// Per-field posting lists of the candidate index: exact values (a Map), substrings (an Aho-Corasick
+// automaton rebuilt lazily, per field, when its postings changed) and presence. A posting is an integer
+// `slot * 4 + clause` naming one clause of one rule. Promises: `add`/`remove` are O(postings touched)
+// and never rebuild anything; the automaton is rebuilt at most once per change, on the next scan.
+import { AhoCorasick } from './aho-corasick.js';
+
+export type Postings = number[];
+
+function removePosting(map: Map<string, Postings>, key: string, posting: number): boolean {
+  const list = map.get(key);
+  if (!list) return false;
+  const i = list.indexOf(posting);
+  if (i < 0) return false;
+  list.splice(i, 1);
+  if (list.length === 0) map.delete(key);
+  return true;
+}
+
+/** Substring patterns with their postings, compiled to an automaton on demand. */
+export class PatternSet {
+  readonly patterns = new Map<string, Postings>();
+  private automaton: AhoCorasick | null = null;
+  private payload: Postings[] = [];
+  private dirty = false;
+  private extraVersion = -1;
+
+  add(pattern: string, posting: number): void {
+    const list = this.patterns.get(pattern);
+    if (list) list.push(posting);
+    else this.patterns.set(pattern, [posting]);
+    this.dirty = true;
+  }
+
+  remove(pattern: string, posting: number): void {
+    if (removePosting(this.patterns, pattern, posting)) this.dirty = true;
+  }
+
+  get size(): number {
+    return this.patterns.size;
+  }
+
+  /** Compile (if needed) including extra pattern sets (the keyword patterns that apply to every field). */
+  compiled(extra: PatternSet | null, extraVersion: number): { ac: AhoCorasick; payload: Postings[] } | null {
+    if (this.dirty || this.automaton === null || this.extraVersion !== extraVersion) {
+      const merged = new Map<string, Postings>();
+      for (const [p, l] of this.patterns) merged.set(p, l);
+      if (extra) for (const [p, l] of extra.patterns) merged.set(p, merged.has(p) ? [...(merged.get(p) as Postings), ...l] : l);
+      this.payload = [...merged.values()];
+      this.automaton = merged.size ? new AhoCorasick([...merged.keys()]) : null;
+      this.dirty = false;
+      this.extraVersion = extraVersion;
+    }
+    return this.automaton ? { ac: this.automaton, payload: this.payload } : null;
+  }
+
+  /** Whether `compiled` would rebuild (exposed for tests of incrementality). */
+  get stale(): boolean {
+    return this.dirty;
+  }
+}
+
+export class FieldPostings {
+  readonly exact = new Map<string, Postings>();
+  readonly subs = new PatternSet();
+  present: Postings = [];
+
+  removeExact(value: string, posting: number): void {
+    removePosting(this.exact, value, posting);
+  }
+
+  removePresent(posting: number): void {
+    const i = this.present.indexOf(posting);
+    if (i >= 0) this.present.splice(i, 1);
+  }
+
+  get empty(): boolean {
+    return this.exact.size === 0 && this.subs.size === 0 && this.present.length === 0;
+  }
+}

@@ -1,0 +1,237 @@
+// RuleIndex: the in-process "percolator". A keyed set of compiled rules that, for each event, evaluates only
+// the rules that can possibly match.
+//
+// Soundness invariant: for every event e and every rule r in the index, r.match(e) ⇒ key(r) ∈
+// candidates(e); hence match(e) returns exactly the keys whose rule matches e, as evaluating every rule
+// would. It rests on witness.ts (every clause of a rule's requirement holds whenever the rule matches) and
+// event-walk.ts (every value an accessor can find is visited under the field's canonical name); a rule is a
+// candidate when each of its (at most 4) clauses has at least one atom that fired. Rules without a usable
+// requirement are evaluated always; rules that can never match are never evaluated.
+//
+// Incrementality: add/remove touch only the rule's own postings; a field's substring automaton is rebuilt
+// lazily on the next event that needs it, and only if that field's patterns changed.
+import type { CompiledRule } from '../compile/matcher.js';
+import { asString } from '../compile/value-tests.js';
+import { canonicalField, walkEvent } from './event-walk.js';
+import { FieldPostings, PatternSet } from './field-postings.js';
+import type { Postings } from './field-postings.js';
+import { requirementOf } from './witness.js';
+import type { Atom, Requirement } from './witness.js';
+
+interface Entry<K> {
+  key: K;
+  rule: CompiledRule;
+  requirement: Requirement;
+}
+
+export interface RuleIndexStats {
+  rules: number;
+  /** Rules evaluated for every event (no usable witness). */
+  always: number;
+  /** Rules that can never match (e.g. a condition that is constant false). */
+  never: number;
+  fields: number;
+  exactValues: number;
+  substringPatterns: number;
+}
+
+export class RuleIndex<K = string> {
+  private readonly entries: Array<Entry<K> | undefined> = [];
+  private readonly freeSlots: number[] = [];
+  private readonly byKey = new Map<K, number>();
+  private readonly fields = new Map<string, FieldPostings>();
+  private readonly anySubs = new PatternSet();
+  private anyVersion = 0;
+  private readonly always = new Set<number>();
+  private stamp = new Float64Array(64);
+  private mask = new Uint8Array(64);
+  private full = new Uint8Array(64);
+  private epoch = 0;
+  private readonly hits: number[] = [];
+  private payload: Postings[] = [];
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  has(key: K): boolean {
+    return this.byKey.has(key);
+  }
+
+  /** Add a rule under `key`, replacing the rule already stored under that key. */
+  add(key: K, rule: CompiledRule): void {
+    this.remove(key);
+    const slot = this.freeSlots.length ? (this.freeSlots.pop() as number) : this.entries.length;
+    this.ensureCapacity(slot + 1);
+    const requirement = requirementOf(rule.ir);
+    this.entries[slot] = { key, rule, requirement };
+    this.byKey.set(key, slot);
+    this.stamp[slot] = -1;
+    if (requirement === null) {
+      this.always.add(slot);
+      return;
+    }
+    if (requirement === 'never') return;
+    this.full[slot] = (1 << requirement.length) - 1;
+    requirement.forEach((clause, c) => {
+      for (const atom of clause) this.post(atom, slot * 4 + c, true);
+    });
+  }
+
+  /** Remove the rule stored under `key`; false if there is none. */
+  remove(key: K): boolean {
+    const slot = this.byKey.get(key);
+    if (slot === undefined) return false;
+    const entry = this.entries[slot] as Entry<K>;
+    const req = entry.requirement;
+    if (req === null) this.always.delete(slot);
+    else if (req !== 'never') {
+      req.forEach((clause, c) => {
+        for (const atom of clause) this.post(atom, slot * 4 + c, false);
+      });
+    }
+    this.entries[slot] = undefined;
+    this.byKey.delete(key);
+    this.freeSlots.push(slot);
+    return true;
+  }
+
+  /** Keys of the rules that may match `event` (a superset of the rules that do). */
+  candidates(event: object): K[] {
+    this.collect(event);
+    const out: K[] = [];
+    for (const s of this.always) out.push((this.entries[s] as Entry<K>).key);
+    for (const s of this.hits) out.push((this.entries[s] as Entry<K>).key);
+    return out;
+  }
+
+  /** Number of candidate rules for `event` (no allocation; for statistics). */
+  candidateCount(event: object): number {
+    this.collect(event);
+    return this.always.size + this.hits.length;
+  }
+
+  /** Keys whose rule matches `event`. */
+  match(event: object): K[] {
+    this.collect(event);
+    const out: K[] = [];
+    for (const s of this.always) {
+      const e = this.entries[s] as Entry<K>;
+      if (e.rule.match(event)) out.push(e.key);
+    }
+    const hits = this.hits;
+    for (let i = 0; i < hits.length; i++) {
+      const e = this.entries[hits[i]] as Entry<K>;
+      if (e.rule.match(event)) out.push(e.key);
+    }
+    return out;
+  }
+
+  stats(): RuleIndexStats {
+    let never = 0;
+    let exactValues = 0;
+    let substringPatterns = this.anySubs.size;
+    for (const e of this.entries) if (e && e.requirement === 'never') never++;
+    for (const f of this.fields.values()) {
+      exactValues += f.exact.size;
+      substringPatterns += f.subs.size;
+    }
+    return { rules: this.size, always: this.always.size, never, fields: this.fields.size, exactValues, substringPatterns };
+  }
+
+  private ensureCapacity(n: number): void {
+    if (n <= this.stamp.length) return;
+    const cap = Math.max(n, this.stamp.length * 2);
+    const grow = <T extends Float64Array | Uint8Array>(a: T, make: (len: number) => T): T => {
+      const b = make(cap);
+      b.set(a);
+      return b;
+    };
+    this.stamp = grow(this.stamp, (l) => new Float64Array(l));
+    this.mask = grow(this.mask, (l) => new Uint8Array(l));
+    this.full = grow(this.full, (l) => new Uint8Array(l));
+  }
+
+  private post(atom: Atom, posting: number, add: boolean): void {
+    if (atom.kind === 'sub' && atom.field === null) {
+      if (add) this.anySubs.add(atom.value, posting);
+      else this.anySubs.remove(atom.value, posting);
+      this.anyVersion++;
+      return;
+    }
+    const name = canonicalField(atom.field as string);
+    let fp = this.fields.get(name);
+    if (!fp) {
+      if (!add) return;
+      fp = new FieldPostings();
+      this.fields.set(name, fp);
+    }
+    if (atom.kind === 'present') {
+      if (add) fp.present.push(posting);
+      else fp.removePresent(posting);
+    } else if (atom.kind === 'exact') {
+      if (add) {
+        const list = fp.exact.get(atom.value);
+        if (list) list.push(posting);
+        else fp.exact.set(atom.value, [posting]);
+      } else fp.removeExact(atom.value, posting);
+    } else if (add) fp.subs.add(atom.value, posting);
+    else fp.subs.remove(atom.value, posting);
+    if (!add && fp.empty) this.fields.delete(name);
+  }
+
+  private collect(event: object): void {
+    this.hits.length = 0;
+    this.epoch++;
+    walkEvent(event, this.onValue);
+  }
+
+  private mark(posting: number): void {
+    const slot = posting >> 2;
+    const bit = 1 << (posting & 3);
+    if (this.stamp[slot] !== this.epoch) {
+      this.stamp[slot] = this.epoch;
+      this.mask[slot] = bit;
+    } else {
+      if ((this.mask[slot] & bit) !== 0) return;
+      this.mask[slot] |= bit;
+    }
+    if (this.mask[slot] === this.full[slot]) this.hits.push(slot);
+  }
+
+  private markAll(list: Postings): void {
+    for (let i = 0; i < list.length; i++) this.mark(list[i]);
+  }
+
+  private readonly onPattern = (p: number): void => {
+    this.markAll(this.payload[p]);
+  };
+
+  private scan(set: PatternSet, text: string): void {
+    const c = set.compiled(set === this.anySubs ? null : this.anySubs, this.anyVersion);
+    if (!c) return;
+    this.payload = c.payload;
+    c.ac.scan(text, this.epoch, this.onPattern);
+  }
+
+  private readonly onValue = (path: string, v: unknown): void => {
+    const fp = this.fields.get(path);
+    const primitive = v !== null && typeof v !== 'object';
+    if (fp !== undefined) {
+      if (fp.present.length) this.markAll(fp.present);
+      if (!primitive) return;
+      const s = typeof v === 'string' ? v : asString(v);
+      if (s === undefined) return;
+      if (fp.exact.size) {
+        const list = fp.exact.get(s.toLowerCase());
+        if (list !== undefined) this.markAll(list);
+      }
+      if (fp.subs.size) this.scan(fp.subs, s);
+      else if (this.anySubs.size) this.scan(this.anySubs, s);
+      return;
+    }
+    if (!primitive || this.anySubs.size === 0) return;
+    const s = typeof v === 'string' ? v : asString(v);
+    if (s !== undefined) this.scan(this.anySubs, s);
+  };
+}

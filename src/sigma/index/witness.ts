@@ -1,0 +1,160 @@
+// Witness extraction: from a rule's IR, the necessary conditions an event must satisfy for the rule to be
+// able to match, used by the candidate index to skip rules cheaply.
+//
+// Soundness invariant (the analysis may only ever weaken): if `rule.match(event)` is true then every
+// clause of `requirementOf(rule.ir)` holds for the event, where a clause holds when at least one of its
+// atoms holds:
+// - `exact(field, v)`: some primitive value found at `field` has `lower(asString(value)) === v`;
+// - `sub(field, v)`:   some primitive value found at `field` has `lower(asString(value))` containing `v`
+//                      (`field: null` = any leaf of the event, for keyword searches);
+// - `present(field)`:  some value (null and objects included) is found at `field`.
+// `lower` is String.prototype.toLowerCase on the whole value, the same folding the matcher applies.
+// Whenever the analysis is unsure it answers "no constraint" (null) instead of a stronger statement: nodes
+// under `not`, keyword tests other than literal strings, `null`/`exists:false`, and cased substrings.
+import { ANY, ONE } from '../detection/sigma-string.js';
+import type { IRNode, Test } from '../ir.js';
+
+export type Atom =
+  | { kind: 'exact'; field: string; value: string }
+  | { kind: 'sub'; field: string | null; value: string }
+  | { kind: 'present'; field: string };
+
+/** A disjunction of atoms (never empty). */
+export type Clause = Atom[];
+
+/** null: no usable constraint (always a candidate); 'never': the rule can never match; else a CNF. */
+export type Requirement = null | 'never' | Clause[];
+
+/** At most this many clauses are kept per rule (the cheapest ones). */
+export const MAX_CLAUSES = 3;
+
+const PRESENT_COST = 40;
+
+function atomCost(a: Atom): number {
+  if (a.kind === 'present') return PRESENT_COST;
+  const n = a.value.length;
+  if (a.kind === 'exact') return n <= 2 ? 6 : 2;
+  return n >= 6 ? 1 : n >= 4 ? 3 : n === 3 ? 8 : 25;
+}
+
+/** Estimated cost of a clause: roughly how often it holds on an unrelated event (lower is more selective). */
+export function clauseCost(c: Clause): number {
+  let s = 0;
+  for (const a of c) s += atomCost(a);
+  return s;
+}
+
+function longestLiteral(parts: Array<string | typeof ANY | typeof ONE>): string {
+  let best = '';
+  for (const p of parts) if (typeof p === 'string' && p.length > best.length) best = p;
+  return best;
+}
+
+/** Atoms for one value test on one field (or on any leaf when field is null); null when unusable. */
+function testAtoms(field: string | null, test: Test): Atom[] | null {
+  switch (test.op) {
+    case 'str': {
+      const wild = test.parts.some((p) => p === ANY || p === ONE);
+      if (!wild) {
+        const lit = test.parts.length ? (test.parts[0] as string) : '';
+        if (field === null) return lit ? [{ kind: 'sub', field, value: lit.toLowerCase() }] : null;
+        return [{ kind: 'exact', field, value: lit.toLowerCase() }];
+      }
+      const lit = longestLiteral(test.parts);
+      // Cased substrings are not sound under whole-value lowercasing (context-dependent case mappings).
+      if (lit && !test.cased) return [{ kind: 'sub', field, value: lit.toLowerCase() }];
+      return field === null ? null : [{ kind: 'present', field }];
+    }
+    case 'num':
+      if (field === null) return null;
+      return [...new Set([test.text.toLowerCase(), String(test.n)])].map((value) => ({ kind: 'exact', field, value }));
+    case 'bool':
+      return field === null ? null : [{ kind: 'exact', field, value: test.b ? 'true' : 'false' }];
+    case 'null':
+      return null;
+    case 'exists':
+      return test.b && field !== null ? [{ kind: 'present', field }] : null;
+    default:
+      return field === null ? null : [{ kind: 'present', field }];
+  }
+}
+
+/** A clause with its estimated cost while the analysis runs. */
+interface Costed {
+  atoms: Atom[];
+  cost: number;
+}
+
+/** Conditions outside any search identifier come from the pipeline (logsource routing: EventID, Channel…);
+ * they are shared by many rules, so they are ranked after the rule's own detection witnesses. */
+const PIPELINE_PENALTY = 10;
+
+function matchClauses(node: Extract<IRNode, { t: 'match' }>, inSel: boolean): Costed[] | null {
+  const atoms: Atom[] = [];
+  for (const f of node.fields ?? [null]) {
+    const a = testAtoms(f, node.test);
+    if (!a) return null;
+    atoms.push(...a);
+  }
+  if (!atoms.length) return null;
+  return [{ atoms, cost: clauseCost(atoms) * (inSel ? 1 : PIPELINE_PENALTY) }];
+}
+
+function dedupe(atoms: Atom[]): Atom[] {
+  const seen = new Set<string>();
+  return atoms.filter((a) => {
+    const k = `${a.kind}\u0000${a.field ?? '\u0001'}\u0000${a.kind === 'present' ? '' : a.value}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+function analyse(node: IRNode, inSel: boolean): null | 'never' | Costed[] {
+  switch (node.t) {
+    case 'const':
+      return node.v ? null : 'never';
+    case 'not':
+      return null;
+    case 'sel':
+      return analyse(node.of, true);
+    case 'match':
+      return matchClauses(node, inSel);
+    case 'and': {
+      const clauses: Costed[] = [];
+      for (const child of node.of) {
+        const r = analyse(child, inSel);
+        if (r === 'never') return 'never';
+        if (r) clauses.push(...r);
+      }
+      if (!clauses.length) return null;
+      return clauses.sort((a, b) => a.cost - b.cost).slice(0, MAX_CLAUSES);
+    }
+    case 'or': {
+      // Any choice of one clause per alternative gives a valid clause (their union); clause t takes each
+      // alternative's t-th cheapest clause (or its last one).
+      const alts: Costed[][] = [];
+      for (const child of node.of) {
+        const r = analyse(child, inSel);
+        if (r === 'never') continue;
+        if (r === null) return null;
+        alts.push(r);
+      }
+      if (!alts.length) return 'never';
+      const width = Math.max(...alts.map((a) => a.length));
+      const out: Costed[] = [];
+      for (let t = 0; t < width; t++) {
+        const atoms = dedupe(alts.flatMap((a) => a[Math.min(t, a.length - 1)].atoms));
+        out.push({ atoms, cost: alts.reduce((sum, a) => sum + a[Math.min(t, a.length - 1)].cost, 0) });
+      }
+      return out;
+    }
+  }
+}
+
+/** The requirement of an IR tree (see the invariant at the top of this file), cheapest clauses first. */
+export function requirementOf(node: IRNode): Requirement {
+  const r = analyse(node, false);
+  if (r === null || r === 'never') return r;
+  return r.map((c) => c.atoms);
+}

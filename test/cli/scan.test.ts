@@ -1,0 +1,116 @@
+// `vigil scan` as a real process: corpus rules over the regression events (written to a temp NDJSON file),
+// stdin input, rejected rules and bad lines reported and skipped, usage errors exit 2.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { corpus, repoRoot, rulesRoot } from '../sigma/corpus-helpers.js';
+
+const MAIN = join(repoRoot, 'src/cli/main.ts');
+const RUNNER = `const {main}=await import(${JSON.stringify(MAIN)}); process.exitCode = await main(process.argv.slice(1));`;
+
+function vigil(args: string[], stdin?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', RUNNER, ...args], { cwd: repoRoot });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    p.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ code, stdout, stderr }));
+    p.stdin.end(stdin ?? '');
+  });
+}
+
+interface Case {
+  rule_path: string;
+  rule_id: string;
+  events: object[];
+  min_match_count: number | null;
+}
+
+const cases: Case[] = readFileSync(join(corpus, 'regression/cases.jsonl'), 'utf8')
+  .split('\n')
+  .filter((l) => l.trim())
+  .map((l) => JSON.parse(l) as Case);
+const tmp = mkdtempSync(join(tmpdir(), 'vigil-scan-'));
+
+test('scan finds every regression case on the corpus rules; bad lines are reported and skipped', async () => {
+  const lines: string[] = [];
+  const owner: number[] = [];
+  cases.forEach((c, i) => {
+    for (const e of c.events) {
+      lines.push(JSON.stringify(e));
+      owner.push(i);
+    }
+    if (i === 3) {
+      lines.push('{"truncated": ');
+      owner.push(-1);
+      lines.push('42');
+      owner.push(-1);
+      lines.push('');
+      owner.push(-1);
+    }
+  });
+  const file = join(tmp, 'events.ndjson');
+  writeFileSync(file, lines.join('\r\n') + '\n');
+  const dirs = ['rules', 'rules-emerging-threats', 'rules-threat-hunting'].map((d) => join(rulesRoot, d));
+  const r = await vigil(['scan', '--rules', ...dirs, '--events', file]);
+  assert.equal(r.code, 0, r.stderr);
+  const matches = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { event: number; rule_id: string; rule_title: string; level: string; rule_path: string });
+  for (const m of matches) {
+    assert.deepEqual(Object.keys(m), ['event', 'rule_id', 'rule_title', 'level', 'rule_path']);
+    assert.ok(m.event >= 0 && m.event < lines.length && owner[m.event] >= 0, `line ${m.event}`);
+  }
+  const failures: string[] = [];
+  cases.forEach((c, i) => {
+    const n = matches.filter((m) => owner[m.event] === i && m.rule_id === c.rule_id && m.rule_path.endsWith(c.rule_path)).length;
+    if (n < (c.min_match_count ?? 1)) failures.push(`${c.rule_path}: ${n}`);
+  });
+  assert.deepEqual(failures, []);
+  const badLine = lines.indexOf('{"truncated": ');
+  assert.match(r.stderr, new RegExp(`line ${badLine}: not valid JSON`));
+  assert.match(r.stderr, new RegExp(`line ${badLine + 1}: not a JSON object`));
+  assert.match(r.stderr, new RegExp(`${lines.length - 3} events scanned \\(2 bad lines skipped\\), \\d+ rules loaded`));
+  assert.match(r.stderr, new RegExp(`${matches.length} matches, \\d+ events/s`));
+});
+
+test('scan reads stdin, reports rejected rules with reasons and keeps going', async () => {
+  const good = join(tmp, 'good.yml');
+  writeFileSync(
+    good,
+    "title: Whoami\nid: 11111111-2222-3333-4444-555555555555\nlogsource: {category: process_creation, product: windows}\nlevel: medium\ndetection:\n  sel:\n    Image|endswith: '\\whoami.exe'\n  condition: sel\n",
+  );
+  const bad = join(tmp, 'bad.yml');
+  writeFileSync(bad, 'title: broken\nlogsource: {product: windows}\ndetection:\n  condition: nothing\n');
+  const events = ['{"Image":"C:\\\\Windows\\\\System32\\\\WHOAMI.EXE"}', '{"Image":"C:\\\\x.exe"}', '{"Image":"C:\\\\whoami.exe"}'].join('\n');
+  const r = await vigil(['scan', '--rules', good, bad, '--events', '-'], events);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(
+    r.stdout.trim().split('\n').map((l) => JSON.parse(l) as object),
+    [0, 2].map((event) => ({ event, rule_id: '11111111-2222-3333-4444-555555555555', rule_title: 'Whoami', level: 'medium', rule_path: good })),
+  );
+  assert.match(r.stderr, /rule rejected: .*bad\.yml: /);
+  assert.match(r.stderr, /3 events scanned \(0 bad lines skipped\), 1 rules loaded in \d+ ms, 1 rules rejected, 2 matches/);
+});
+
+test('usage errors exit 2 with a clear message', async () => {
+  const rules = join(rulesRoot, 'rules/windows/process_creation/proc_creation_win_whoami_execution.yml');
+  for (const [args, msg] of [
+    [[], /--rules is required/],
+    [['--rules', rules], /--events is required/],
+    [['--rules', rules, '--events', '-', '--pipeline', 'nope'], /unknown pipeline 'nope'/],
+    [['--rules', join(tmp, 'missing'), '--events', '-'], /no such file/],
+    [['--rules', rules, '--events', join(tmp, 'missing.ndjson')], /no such file/],
+    [['--rules', rules, '--events', '-', '--frobnicate'], /unknown argument '--frobnicate'/],
+  ] as Array<[string[], RegExp]>) {
+    const r = await vigil(['scan', ...args]);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, msg);
+  }
+});

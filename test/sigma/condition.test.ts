@@ -1,0 +1,71 @@
+// Condition grammar (sigma-notes §5): precedence, parentheses, x of patterns, them, underscore names, errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compile, problems } from './helpers.js';
+import { parseCondition } from '../../src/sigma/condition/parse.js';
+
+const det = (cond: string): string =>
+  `a:\n    A: 1\nb:\n    B: 1\nc:\n    C: 1\nfilter_x:\n    X: 1\nfilter_y:\n    Y: 1\n_hidden:\n    H: 1\ncondition: ${cond}`;
+const ev = (...keys: string[]): object => Object.fromEntries(keys.map((k) => [k, 1]));
+
+test('precedence: or < and < not', () => {
+  assert.deepEqual(parseCondition('a or b and not c'), {
+    t: 'or',
+    a: { t: 'id', name: 'a' },
+    b: { t: 'and', a: { t: 'id', name: 'b' }, b: { t: 'not', a: { t: 'id', name: 'c' } } },
+  });
+  const m = compile(det('a or b and not c'));
+  assert.equal(m.match(ev('A', 'C')), true);
+  assert.equal(m.match(ev('B', 'C')), false);
+  assert.equal(m.match(ev('B')), true);
+});
+
+test('parentheses override precedence', () => {
+  const m = compile(det('(a or b) and not c'));
+  assert.equal(m.match(ev('A', 'C')), false);
+  assert.equal(m.match(ev('A')), true);
+  const n = compile(det('not (a or b)'));
+  assert.equal(n.match(ev('C')), true);
+  assert.equal(n.match(ev('B')), false);
+});
+
+test('1 of / any of / all of with wildcards', () => {
+  assert.equal(compile(det('1 of filter_*')).match(ev('Y')), true);
+  assert.equal(compile(det('any of filter_*')).match(ev('X')), true);
+  assert.equal(compile(det('all of filter_*')).match(ev('X')), false);
+  assert.equal(compile(det('all of filter_*')).match(ev('X', 'Y')), true);
+  assert.equal(compile(det('a and not 1 of filter_*')).match(ev('A', 'Y')), false);
+  assert.equal(compile(det('a and not 1 of filter_*')).match(ev('A')), true);
+  assert.equal(compile(det('a and not all of filter_*')).match(ev('A', 'Y')), true);
+});
+
+test('them excludes _-prefixed identifiers; patterns starting with _ include them', () => {
+  assert.equal(compile(det('1 of them')).match(ev('H')), false);
+  assert.equal(compile(det('1 of them')).match(ev('C')), true);
+  assert.equal(compile(det('all of them')).match(ev('A', 'B', 'C', 'X', 'Y')), true);
+  assert.equal(compile(det('1 of _*')).match(ev('H')), true);
+  assert.equal(compile(det('1 of them and not 1 of _h*')).match(ev('A', 'H')), false);
+  assert.equal(compile(det('1 of them and not 1 of _h*')).match(ev('A')), true);
+});
+
+test('x of binds tighter than not/and; word-boundary tokens', () => {
+  assert.deepEqual(parseCondition('not 1 of filter_*'), { t: 'not', a: { t: 'of', quant: 'one', pattern: 'filter_*' } });
+  assert.deepEqual(parseCondition('android and order'), { t: 'and', a: { t: 'id', name: 'android' }, b: { t: 'id', name: 'order' } });
+});
+
+test('a list of conditions is OR-linked', () => {
+  const m = compile(`a:\n    A: 1\nb:\n    B: 1\ncondition:\n    - a\n    - b`);
+  assert.equal(m.match(ev('B')), true);
+  assert.equal(m.match(ev('C')), false);
+});
+
+test('errors: undefined identifier, empty pattern, syntax, unsupported quantifier, uppercase operator', () => {
+  const e = (cond: string): string => problems(det(cond)).map((x) => `${x.field}: ${x.message}`).join('; ');
+  assert.match(e('a and missing'), /detection.condition: search identifier 'missing' is not defined/);
+  assert.match(e('1 of nothing_*'), /matches no search identifier/);
+  assert.match(e('a and (b'), /expected '\)'/);
+  assert.match(e('2 of filter_*'), /not supported/);
+  assert.match(e('a AND b'), /operators must be lowercase/);
+  assert.match(e('a and'), /unexpected end/);
+  assert.match(e('a | count() > 5'), /correlation/);
+});

@@ -1,0 +1,44 @@
+// Sigma filters: applied when logsource and rule reference match; `(rule) and (filter condition)`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compileRule, parseRule } from '../../src/sigma/index.js';
+import type { SigmaRule } from '../../src/sigma/index.js';
+
+function parse(text: string): SigmaRule {
+  const r = parseRule(text);
+  assert.ok(r.ok, JSON.stringify(r));
+  return r.rule;
+}
+
+const rule = parse(`title: R\nid: 5638f7c0-ac70-491d-8465-2a65075e0d86\nname: failed_logon\nlogsource:\n    product: windows\n    service: security\nlevel: low\ndetection:\n    selection:\n        EventID: 4625\n    condition: selection\n`);
+const filter = (rules: string, logsource = 'product: windows') =>
+  parse(`title: F\nlogsource:\n    ${logsource}\nfilter:\n    rules: ${rules}\n    selection:\n        User: admin\n    condition: not selection\n`);
+
+test('a filter referencing the rule by id, by name or any removes its matches', () => {
+  for (const refs of ['[5638f7c0-ac70-491d-8465-2a65075e0d86]', '[failed_logon]', 'any']) {
+    const c = compileRule(rule, undefined, { filters: [filter(refs)] });
+    assert.ok(c.ok);
+    if (!c.ok) return;
+    assert.equal(c.matcher.match({ EventID: 4625, User: 'bob' }), true, refs);
+    assert.equal(c.matcher.match({ EventID: 4625, User: 'ADMIN' }), false, refs);
+  }
+});
+
+test('a filter for another rule or another logsource does not apply', () => {
+  for (const f of [filter('[other_rule]'), filter('any', 'product: linux')]) {
+    const c = compileRule(rule, undefined, { filters: [f] });
+    assert.ok(c.ok && c.matcher.match({ EventID: 4625, User: 'admin' }));
+  }
+});
+
+test('explain names filter selections with a prefix', () => {
+  const f = parse(`title: F\nlogsource:\n    product: windows\nfilter:\n    rules: any\n    selection:\n        User: bob\n    condition: selection\n`);
+  const c = compileRule(rule, undefined, { filters: [f] });
+  assert.ok(c.ok);
+  if (c.ok) {
+    assert.deepEqual(c.matcher.explain({ EventID: 4625, User: 'bob' }).matchedConditions, [
+      { selection: { EventID: 4625 } },
+      { 'filter1:selection': { User: 'bob' } },
+    ]);
+  }
+});

@@ -1,0 +1,146 @@
+// One test per modifier (sigma-notes §4), including chains and misuse errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compile, problems } from './helpers.js';
+import { buildPipeline } from '../../src/sigma/index.js';
+
+const sel = (key: string, value: string): string => `sel:\n    ${key}: ${value}\ncondition: sel`;
+
+test('contains / startswith / endswith (and existing wildcards are not doubled)', () => {
+  assert.equal(compile(sel('F|contains', "'mid'")).match({ F: 'xxMIDxx' }), true);
+  assert.equal(compile(sel('F|startswith', "'pre'")).match({ F: 'PREfix' }), true);
+  assert.equal(compile(sel('F|startswith', "'pre'")).match({ F: 'xpre' }), false);
+  assert.equal(compile(sel('F|endswith', "'.exe'")).match({ F: 'a.EXE' }), true);
+  assert.equal(compile(sel('F|endswith', "'.exe'")).match({ F: 'a.exe.txt' }), false);
+  assert.equal(compile(sel('F|contains', "'*a*'")).match({ F: 'xax' }), true);
+});
+
+test('all: list becomes AND; with windash the expansion stays OR', () => {
+  const m = compile(sel('F|contains|all', "['a', 'b']"));
+  assert.equal(m.match({ F: 'xaxbx' }), true);
+  assert.equal(m.match({ F: 'xax' }), false);
+  const w = compile(sel('F|contains|all|windash', "['-a', '-b']"));
+  assert.equal(w.match({ F: 'cmd /a \u2013b' }), true);
+  assert.equal(w.match({ F: 'cmd /a' }), false);
+});
+
+test('windash: 5 variants per dash at a word start; dashes inside words unchanged', () => {
+  const m = compile(sel('F|windash', "'-param-1'"));
+  for (const d of ['-', '/', '\u2013', '\u2014', '\u2015']) assert.equal(m.match({ F: `${d}param-1` }), true, d);
+  assert.equal(m.match({ F: '/param/1' }), false);
+});
+
+test('base64, base64offset (foobar → Zm9vYmFy, Zvb2Jhc, mb29iYX), wide|base64offset', () => {
+  assert.equal(compile(sel('F|base64', "'foobar'")).match({ F: 'Zm9vYmFy' }), true);
+  const off = compile(sel('F|base64offset|contains', "'foobar'"));
+  for (const s of ['xxZm9vYmFyxx', 'xZvb2Jhcx', 'xmb29iYXx']) assert.equal(off.match({ F: s }), true, s);
+  assert.equal(off.match({ F: 'Zm9vYmE' }), false);
+  // 'cmd' as UTF-16LE = 63 00 6d 00 64 00 → base64 "YwBtAGQA"
+  assert.equal(compile(sel('F|wide|base64offset|contains', "'cmd'")).match({ F: 'xxYwBtAGQAxx' }), true);
+  assert.ok(problems(sel('F|base64', "'foo*'"))[0].message.includes('wildcards'));
+});
+
+test('utf16le / utf16be / utf16 / wide', () => {
+  assert.equal(compile(sel('F|utf16le|base64', "'a'")).match({ F: Buffer.from('a\0', 'latin1').toString('base64') }), true);
+  assert.equal(compile(sel('F|utf16be|base64', "'a'")).match({ F: Buffer.from('\0a', 'latin1').toString('base64') }), true);
+  assert.equal(compile(sel('F|utf16|base64', "'a'")).match({ F: Buffer.from('\xff\xfea\0', 'latin1').toString('base64') }), true);
+  assert.equal(compile(sel('F|wide', "'ab'")).match({ F: 'a\0b\0' }), true);
+});
+
+test('re: unanchored search, case-sensitive; i/m/s; leading (?i); no u flag', () => {
+  const m = compile(sel('F|re', "'-D'"));
+  assert.equal(m.match({ F: 'run -D x' }), true);
+  assert.equal(m.match({ F: 'run -d x' }), false);
+  assert.equal(compile(sel('F|re|i', "'^abc$'")).match({ F: 'ABC' }), true);
+  assert.equal(compile(sel('F|re', "'(?i)^abc$'")).match({ F: 'ABC' }), true);
+  assert.equal(compile(sel('F|re|m', "'^b$'")).match({ F: 'a\nb\nc' }), true);
+  assert.equal(compile(sel('F|re', "'^b$'")).match({ F: 'a\nb\nc' }), false);
+  assert.equal(compile(sel('F|re|s', "'a.c'")).match({ F: 'a\nc' }), true);
+  assert.equal(compile(sel('F|re', "'a.c'")).match({ F: 'a\nc' }), false);
+  assert.equal(compile(sel('F|re', `'\\"\\-x'`)).match({ F: '"-x' }), true, 'identity escapes work without u');
+  assert.equal(compile(sel('F|re', "'a\\*b'")).match({ F: 'a*b' }), true, 'no Sigma escape processing');
+  assert.match(problems(sel('F|contains|re', "'x'"))[0].message, /first modifier/);
+  assert.match(problems(sel('F|i', "'x'"))[0].message, /cannot be applied/);
+});
+
+test('cidr: IPv4 and IPv6', () => {
+  const m = compile(sel('ip|cidr', "['10.0.0.0/8', '192.168.1.0/24', '::1/128', 'fe80::/10']"));
+  assert.equal(m.match({ ip: '10.1.2.3' }), true);
+  assert.equal(m.match({ ip: '192.168.2.1' }), false);
+  assert.equal(m.match({ ip: '::1' }), true);
+  assert.equal(m.match({ ip: 'FE80::1234:5678' }), true);
+  assert.equal(m.match({ ip: 'fec0::1' }), false);
+  assert.equal(m.match({ ip: 'not an ip' }), false);
+  assert.match(problems(sel('ip|cidr', "'10.0.0.0/33'"))[0].message, /not a valid/);
+});
+
+test('exists true/false (present even when null)', () => {
+  const t = compile(sel('F|exists', 'true'));
+  assert.equal(t.match({ F: null }), true);
+  assert.equal(t.match({}), false);
+  const f = compile(sel('F|exists', 'no'));
+  assert.equal(f.match({}), true);
+  assert.equal(f.match({ F: '' }), false);
+  assert.match(problems(sel('F|exists', "'maybe'"))[0].message, /true or false/);
+});
+
+test('expand: placeholder values from the pipeline, \\% escapes, refused when unresolved', () => {
+  const p = buildPipeline({ defaultMapping: 'identity', fieldMappings: [], vars: { Admins: ['root', 'adm*'] } });
+  const m = compile(sel('User|expand', "'%Admins%'"), p);
+  assert.equal(m.match({ User: 'root' }), true);
+  assert.equal(m.match({ User: 'admin' }), true);
+  assert.equal(m.match({ User: 'bob' }), false);
+  assert.equal(compile(sel('F', "'%Admins%'"), p).match({ F: '%admins%' }), true, 'literal without expand');
+  assert.match(problems(sel('User|expand', "'%Nope%'"), p)[0].message, /placeholder %Nope% has no values/);
+});
+
+test('fieldref (+ startswith/endswith/contains)', () => {
+  const m = compile(sel('A|fieldref', "'B'"));
+  assert.equal(m.match({ A: 'x', B: 'X' }), true);
+  assert.equal(m.match({ A: 'x', B: 'y' }), false);
+  assert.equal(m.match({ A: 'x' }), false);
+  assert.equal(compile(sel('A|fieldref|endswith', "'B'")).match({ A: 'c:\\a\\x.exe', B: 'x.exe' }), true);
+  assert.equal(compile(sel('A|fieldref|contains', "'B'")).match({ A: 'xyz', B: 'y' }), true);
+  assert.match(problems(sel('A|fieldref', "'B*'"))[0].message, /wildcards/);
+});
+
+test('gt / gte / lt / lte', () => {
+  assert.equal(compile(sel('n|gt', '5')).match({ n: 6 }), true);
+  assert.equal(compile(sel('n|gt', '5')).match({ n: 5 }), false);
+  assert.equal(compile(sel('n|gte', '5')).match({ n: '5' }), true);
+  assert.equal(compile(sel('n|lt', '5')).match({ n: 4.5 }), true);
+  assert.equal(compile(sel('n|lte', '5')).match({ n: 'x' }), false);
+  assert.match(problems(sel('n|gt', "'abc'"))[0].message, /expects a number/);
+});
+
+test('time modifiers: minute hour day week month year, with compare', () => {
+  const ev = { t: '2024-03-15T10:20:30Z' };
+  assert.equal(compile(sel('t|hour', '10')).match(ev), true);
+  assert.equal(compile(sel('t|minute', '20')).match(ev), true);
+  assert.equal(compile(sel('t|day', '15')).match(ev), true);
+  assert.equal(compile(sel('t|week', '11')).match(ev), true);
+  assert.equal(compile(sel('t|month', '3')).match(ev), true);
+  assert.equal(compile(sel('t|year', '2024')).match(ev), true);
+  assert.equal(compile(sel('t|hour|gte', '8')).match(ev), true);
+  assert.equal(compile(sel('t|hour|lt', '8')).match(ev), false);
+});
+
+test('cased: case-sensitive', () => {
+  const m = compile(sel('F|cased', "'CmD'"));
+  assert.equal(m.match({ F: 'CmD' }), true);
+  assert.equal(m.match({ F: 'cmd' }), false);
+  assert.equal(compile(sel('F|contains|cased', "'X'")).match({ F: 'axb' }), false);
+});
+
+test('neq: none of the values; absent field counts as different', () => {
+  const m = compile(sel('F|neq', "['a', 'b']"));
+  assert.equal(m.match({ F: 'c' }), true);
+  assert.equal(m.match({ F: 'A' }), false);
+  assert.equal(m.match({ F: 'b' }), false);
+  assert.equal(m.match({}), true);
+});
+
+test('unknown modifier is a validation error with the item path', () => {
+  const errs = problems(sel('Image|endwith', "'x'"));
+  assert.deepEqual(errs, [{ field: 'detection.sel.Image|endwith', message: "unknown modifier 'endwith'" }]);
+});

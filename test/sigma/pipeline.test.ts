@@ -1,0 +1,68 @@
+// Pipelines: presets, field mappings (1:1, 1:n), default mapping identity/none/prefix, logsource
+// conditions with alternatives (Sysmon 1 or Security 4688 with renamed fields), ruleFields, explain.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildPipeline, compileRule, getPreset, listPresets, parseRule, ruleFields } from '../../src/sigma/index.js';
+import { compile, ruleText } from './helpers.js';
+
+const pc = `sel:\n    Image|endswith: '\\cmd.exe'\n    CommandLine|contains: whoami\ncondition: sel`;
+
+test('presets are listed and retrievable', () => {
+  const names = listPresets().map((p) => p.name);
+  for (const n of ['sigma-native', 'windows-thor', 'ecs-windows', 'winlogbeat-raw']) {
+    assert.ok(names.includes(n));
+    assert.equal(getPreset(n)?.name, n);
+  }
+  assert.equal(getPreset('nope'), undefined);
+});
+
+test('windows-thor: process_creation → Sysmon 1 or Security 4688 (Image ← NewProcessName)', () => {
+  const m = compile(pc, getPreset('windows-thor'), 'category: process_creation\n    product: windows');
+  const sysmon = { EventID: 1, Channel: 'Microsoft-Windows-Sysmon/Operational', Image: 'C:\\cmd.exe', CommandLine: 'whoami' };
+  assert.equal(m.match(sysmon), true);
+  assert.equal(m.match({ ...sysmon, EventID: 11 }), false);
+  assert.equal(m.match({ EventID: 4688, Channel: 'Security', NewProcessName: 'C:\\cmd.exe', CommandLine: 'whoami' }), true);
+  assert.equal(m.match({ EventID: 4688, Channel: 'Security', Image: 'C:\\cmd.exe', CommandLine: 'whoami' }), false);
+  const native = compile(pc, getPreset('sigma-native'), 'category: process_creation\n    product: windows');
+  assert.equal(native.match({ ...sysmon, EventID: 11 }), true);
+});
+
+test('windows-thor: service → Channel', () => {
+  const m = compile(`sel:\n    EventID: 4624\ncondition: sel`, getPreset('windows-thor'), 'product: windows\n    service: security');
+  assert.equal(m.match({ EventID: 4624, Channel: 'Security' }), true);
+  assert.equal(m.match({ EventID: 4624, Channel: 'System' }), false);
+});
+
+test('ecs-windows and winlogbeat-raw', () => {
+  const ecs = compile(pc, getPreset('ecs-windows'), 'category: process_creation\n    product: windows');
+  assert.equal(ecs.match({ event: { code: '1' }, winlog: { channel: 'Microsoft-Windows-Sysmon/Operational' }, process: { executable: 'C:\\cmd.exe', command_line: 'whoami' } }), true);
+  const raw = compile(`sel:\n    IntegrityLevel: High\n    EventID: 1\ncondition: sel`, getPreset('winlogbeat-raw'));
+  assert.equal(raw.match({ winlog: { event_id: 1, event_data: { IntegrityLevel: 'High' } } }), true);
+  assert.equal(raw.match({ event: { code: '1' }, 'winlog.event_data.IntegrityLevel': 'high' }), true);
+});
+
+test('custom pipeline: one-to-many mapping, prefix default, none default refuses unmapped fields', () => {
+  const p = buildPipeline({ defaultMapping: { prefix: 'x.' }, fieldMappings: [{ sigmaField: 'Image', targetFields: ['a', 'b'] }] });
+  const m = compile(`sel:\n    Image: v\n    Other: w\ncondition: sel`, p);
+  assert.equal(m.match({ b: 'v', x: { Other: 'w' } }), true);
+  assert.equal(m.match({ a: 'v', Other: 'w' }), false);
+  const none = buildPipeline({ defaultMapping: 'none', fieldMappings: [{ sigmaField: 'Image', targetFields: ['img'] }] });
+  const parsed = parseRule(ruleText(`sel:\n    Image: v\n    Other|contains: w\ncondition: sel`));
+  assert.ok(parsed.ok);
+  if (!parsed.ok) return;
+  assert.deepEqual(ruleFields(parsed.rule), ['Image', 'Other']);
+  const c = compileRule(parsed.rule, none);
+  assert.ok(!c.ok);
+  if (!c.ok) assert.deepEqual(c.errors, [{ field: 'detection.sel.Other|contains', message: "field 'Other' is not mapped by pipeline 'custom'" }]);
+});
+
+test('explain: matched selections with the field values that satisfied them', () => {
+  const m = compile(`sel:\n    Image|endswith: '\\cmd.exe'\n    CommandLine|contains: [whoami, hostname]\nfilter:\n    User: SYSTEM\ncondition: sel and not filter`);
+  const ev = { Image: 'C:\\Windows\\cmd.exe', CommandLine: 'cmd /c whoami', User: 'bob' };
+  assert.deepEqual(m.explain(ev), {
+    matched: true,
+    matchedConditions: [{ sel: { Image: 'C:\\Windows\\cmd.exe', CommandLine: 'cmd /c whoami' } }],
+  });
+  assert.deepEqual(m.explain({ ...ev, User: 'system' }).matched, false);
+  assert.deepEqual(m.explain({}), { matched: false, matchedConditions: [] });
+});

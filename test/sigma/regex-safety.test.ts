@@ -1,0 +1,41 @@
+// Regex safety: catastrophic patterns finish fast (also with i), inline flags, unsafe constructs refused.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compile, problems } from './helpers.js';
+import { compileSafeRegex } from '../../src/sigma/index.js';
+
+test('(a+)+$ on a*40+! finishes fast, with and without |i', () => {
+  const input = { F: 'a'.repeat(40) + '!' };
+  for (const key of ['F|re', 'F|re|i']) {
+    const m = compile(`sel:\n    ${key}: '(a+)+$'\ncondition: sel`);
+    const t0 = performance.now();
+    assert.equal(m.match(input), false);
+    assert.ok(performance.now() - t0 < 200, key);
+  }
+  const long = { F: 'a'.repeat(100_000) + '!' };
+  const m = compile(`sel:\n    F|re: '(?i)^(a|aa)+$'\ncondition: sel`);
+  const t0 = performance.now();
+  assert.equal(m.match(long), false);
+  assert.ok(performance.now() - t0 < 2000);
+});
+
+test('(.*a){12} and nested quantifiers stay linear', () => {
+  const m = compile(`sel:\n    F|re: '(.*a){12}x'\ncondition: sel`);
+  const t0 = performance.now();
+  assert.equal(m.match({ F: 'a'.repeat(5000) }), false);
+  assert.ok(performance.now() - t0 < 1000);
+});
+
+test('lookaround and backreferences are refused with a clear validation error', () => {
+  for (const re of ['(?<!x)a', '(?=a)b', '(a)\\1']) {
+    const errs = problems(`sel:\n    F|re: '${re}'\ncondition: sel`);
+    assert.equal(errs.length, 1, re);
+    assert.match(errs[0].message, /linear time|cannot be compiled safely/);
+  }
+});
+
+test('inline (?i) / (?s) flags become flags; unsupported (?x) is refused', () => {
+  const r = compileSafeRegex({ source: '(?is)a.b', i: false, m: false, s: false });
+  assert.ok(r.ok && r.regex.test('A\nB'));
+  assert.equal(compileSafeRegex({ source: '(?x)a b', i: false, m: false, s: false }).ok, false);
+});

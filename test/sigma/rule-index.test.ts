@@ -1,0 +1,140 @@
+// The candidate index is sound: RuleIndex.match equals evaluating every rule, on the corpus rule set
+// (sigma-native and windows-thor) against all regression events and seeded variants of them (random
+// values, mutated strings, case changes, missing fields, nested values); add/remove are incremental.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { RuleIndex, compileRule, getPreset, parseRule } from '../../src/sigma/index.js';
+import type { CompiledRule } from '../../src/sigma/index.js';
+import { AhoCorasick } from '../../src/sigma/index/aho-corasick.js';
+import { corpusRules, prng, regressionEvents, variant } from './index-helpers.js';
+
+function naive(rules: Array<[string, CompiledRule]>, event: object): string[] {
+  return rules.filter(([, m]) => m.match(event)).map(([k]) => k);
+}
+
+function differential(preset: string, variantsPerEvent: number, seed: number): void {
+  const loaded = corpusRules(preset);
+  const rules: Array<[string, CompiledRule]> = loaded.map((r) => [r.path, r.matcher]);
+  const index = new RuleIndex();
+  for (const [k, m] of rules) index.add(k, m);
+  assert.equal(index.size, new Set(rules.map(([k]) => k)).size);
+  const base = regressionEvents();
+  const rnd = prng(seed);
+  const events: object[] = [...base];
+  for (const e of base) for (let i = 0; i < variantsPerEvent; i++) events.push(variant(e, base, rnd));
+  let matched = 0;
+  let candidates = 0;
+  for (const e of events) {
+    const want = naive(rules, e).sort();
+    const got = index.match(e).sort();
+    assert.deepEqual(got, want, `event ${JSON.stringify(e).slice(0, 300)}`);
+    matched += want.length;
+    candidates += index.candidateCount(e);
+  }
+  assert.ok(matched > 100, `only ${matched} matches: the test would prove little`);
+  assert.ok(candidates / events.length < rules.length / 10, `index too weak: ${candidates / events.length} candidates per event`);
+}
+
+test('match equals evaluating every rule (sigma-native, corpus × regression events + variants)', () => {
+  differential('sigma-native', 4, 1);
+});
+
+test('match equals evaluating every rule (windows-thor, logsource conditions)', () => {
+  differential('windows-thor', 2, 2);
+});
+
+function compile(yaml: string): CompiledRule {
+  const p = parseRule(yaml);
+  assert.ok(p.ok, JSON.stringify(p));
+  const c = compileRule(p.rule, getPreset('sigma-native'));
+  assert.ok(c.ok, JSON.stringify(c));
+  return c.matcher;
+}
+
+const rule = (detection: string): string =>
+  `title: t\nlogsource: {product: windows}\nlevel: low\ndetection:\n${detection
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n')}\n`;
+
+test('edge semantics: keywords, nesting, arrays, spaces in keys, numbers, null, not, non-ASCII', () => {
+  const cases: Array<[string, object[]]> = [
+    ["keywords:\n  - 'mimikatz'\ncondition: keywords", [{ a: { b: ['x', 'MimiKatz.exe'] } }, { a: 1 }]],
+    ["sel:\n  a.b|contains: 'Evil'\ncondition: sel", [{ a: { b: 'xxevilxx' } }, { 'a.b': 'EVIL' }, { a: [{ b: ['no', 'evil'] }] }, { a: 'evil' }]],
+    ["sel:\n  ThreatName: 'Foo'\ncondition: sel", [{ 'Threat Name': 'foo' }, { ThreatName: 'FOO' }, { Threat: 'foo' }]],
+    ['sel:\n  EventID: 4688\ncondition: sel', [{ EventID: 4688 }, { EventID: '4688' }, { EventID: 46880 }]],
+    ['sel:\n  EventID: 1\n  Image: null\ncondition: sel', [{ EventID: 1 }, { EventID: 1, Image: 'x' }, { EventID: 1, Image: null }]],
+    ["sel:\n  Image|endswith: '.exe'\ncondition: not sel", [{ Image: 'a.exe' }, {}, { Image: 'a.dll' }]],
+    ["sel:\n  CommandLine|contains: '🙂'\ncondition: sel", [{ CommandLine: 'x🙂y' }, { CommandLine: 'xy' }]],
+    ["sel:\n  CommandLine|contains: 'straße'\ncondition: sel", [{ CommandLine: 'STRASSE' }, { CommandLine: 'STRAßE' }, { CommandLine: 'İstraße' }]],
+    ["sel:\n  CommandLine|contains: 'σ'\ncondition: sel", [{ CommandLine: 'AΣ' }, { CommandLine: 'ΣA' }]],
+    ["sel:\n  Image|exists: true\ncondition: sel", [{ Image: {} }, { Image: null }, { Image: [] }, {}]],
+    ["sel:\n  Image: 'a?c*'\ncondition: sel", [{ Image: 'ABCd' }, { Image: 'abd' }]],
+    ['sel:\n  Flag: true\ncondition: sel', [{ Flag: true }, { Flag: 'TRUE' }, { Flag: false }]],
+  ];
+  for (const [det, events] of cases) {
+    const m = compile(rule(det));
+    const index = new RuleIndex();
+    index.add('r', m);
+    for (const e of events) assert.deepEqual(index.match(e), m.match(e) ? ['r'] : [], `${det} on ${JSON.stringify(e)}`);
+  }
+});
+
+test('add replaces, remove forgets, incremental updates keep the index exact', () => {
+  const a = compile(rule("sel:\n  Image|endswith: '\\\\a.exe'\ncondition: sel"));
+  const b = compile(rule("sel:\n  Image|endswith: '\\\\b.exe'\ncondition: sel"));
+  const index = new RuleIndex<number>();
+  index.add(1, a);
+  assert.deepEqual(index.match({ Image: 'C:\\a.exe' }), [1]);
+  index.add(1, b);
+  assert.equal(index.size, 1);
+  assert.deepEqual(index.match({ Image: 'C:\\a.exe' }), []);
+  assert.deepEqual(index.match({ Image: 'C:\\B.EXE' }), [1]);
+  index.add(2, a);
+  assert.deepEqual(index.match({ Image: 'C:\\a.exe' }), [2]);
+  assert.equal(index.remove(1), true);
+  assert.equal(index.remove(1), false);
+  assert.equal(index.has(1), false);
+  assert.deepEqual(index.match({ Image: 'C:\\B.EXE' }), []);
+  assert.deepEqual(index.candidates({ Other: 'x' }), []);
+});
+
+test('random add/remove sequences agree with a plain map of rules', () => {
+  const loaded = corpusRules('sigma-native').slice(0, 600);
+  const events = regressionEvents();
+  const rnd = prng(7);
+  const index = new RuleIndex();
+  const live = new Map<string, CompiledRule>();
+  for (let step = 0; step < 1500; step++) {
+    const r = loaded[Math.floor(rnd() * loaded.length)];
+    const key = `k${Math.floor(rnd() * 300)}`;
+    if (rnd() < 0.35) {
+      assert.equal(index.remove(key), live.delete(key));
+    } else {
+      index.add(key, r.matcher);
+      live.set(key, r.matcher);
+    }
+    if (step % 50 === 0) {
+      for (const e of events.slice(0, 60)) {
+        assert.deepEqual(index.match(e).sort(), naive([...live], e).sort());
+      }
+    }
+  }
+  assert.equal(index.size, live.size);
+});
+
+test('Aho-Corasick finds every pattern occurrence (brute force comparison, thousands of patterns, non-ASCII)', () => {
+  const rnd = prng(3);
+  const alphabet = 'abAB\\.é🙂Σσ';
+  const word = (n: number): string => Array.from({ length: n }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join('');
+  const patterns = [...new Set(Array.from({ length: 4000 }, () => word(1 + Math.floor(rnd() * 6)).toLowerCase()))];
+  const ac = new AhoCorasick(patterns);
+  for (let t = 0; t < 300; t++) {
+    const text = word(Math.floor(rnd() * 40));
+    const got = new Set<number>();
+    ac.scan(text, t, (p) => got.add(p));
+    const lower = text.toLowerCase();
+    const want = new Set(patterns.map((p, i) => (lower.includes(p) ? i : -1)).filter((i) => i >= 0));
+    assert.deepEqual([...got].sort(), [...want].sort(), text);
+  }
+});
