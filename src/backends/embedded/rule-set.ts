@@ -1,28 +1,27 @@
-// The live detections of one percolator index in this process: stored-query id → compiled rule.
-import type { CompiledRule } from '../../sigma/index.js';
+// The live detections of one percolator index in this process: stored-query id → compiled rule,
+// matched through the engine's candidate index so each event only evaluates rules that can match.
+import { RuleIndex, type CompiledRule } from '../../sigma/index.js';
 
 export class RuleSet {
-  private readonly rules = new Map<string, CompiledRule>();
+  private readonly index = new RuleIndex<string>();
 
   put(id: string, rule: CompiledRule): void {
-    this.rules.set(id, rule);
+    this.index.add(id, rule);
   }
 
   remove(id: string): void {
-    this.rules.delete(id);
+    this.index.remove(id);
   }
 
   has(id: string): boolean {
-    return this.rules.has(id);
+    return this.index.has(id);
   }
 
   get size(): number {
-    return this.rules.size;
+    return this.index.size;
   }
 
   match(event: object): string[] {
-    const out: string[] = [];
-    for (const [id, rule] of this.rules) if (rule.match(event)) out.push(id);
-    return out;
+    return this.index.match(event);
   }
 }
