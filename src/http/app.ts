@@ -45,6 +45,15 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  // An empty body sent with Content-Type: application/json counts as no body (clients often set the
+  // header on every request, also for body-less POSTs such as deploy); anything else is parsed by
+  // Fastify's own parser, which refuses __proto__/constructor poisoning.
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    return jsonParser(request, String(body), done);
+  });
   const routes = trackRoutes(app);
   registerSecurityHeaders(app);
   await app.register(cookie);
