@@ -18,3 +18,5 @@ export { requirementOf } from './index/witness.js';
 export type { Atom, Clause, Requirement } from './index/witness.js';
 export { buildCatalog } from './scan/rule-catalog.js';
 export type { RuleCatalog, CatalogRule, RejectedRule, RuleSource } from './scan/rule-catalog.js';
+export { compileDsl } from './opensearch/compile-dsl.js';
+export type { Dsl, DslOptions, DslResult } from './opensearch/compile-dsl.js';
