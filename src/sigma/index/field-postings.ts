@@ -1,8 +1,8 @@
-// Per-field posting lists of the candidate index: exact values (a Map), substrings (an Aho-Corasick
-// automaton rebuilt lazily, per field, when its postings changed) and presence. A posting is an integer
+// Per-field posting lists of the candidate index: exact values (a Map), substrings (a q-gram scanner with
+// an Aho-Corasick fallback, rebuilt lazily, per field, when its postings changed) and presence. A posting is an integer
 // `slot * 4 + clause` naming one clause of one rule. Promises: `add`/`remove` are O(postings touched)
 // and never rebuild anything; the automaton is rebuilt at most once per change, on the next scan.
-import { AhoCorasick } from './aho-corasick.js';
+import { GramScanner } from './gram-scanner.js';
 
 export type Postings = number[];
 
@@ -19,8 +19,9 @@ function removePosting(map: Map<string, Postings>, key: string, posting: number)
 /** Substring patterns with their postings, compiled to an automaton on demand. */
 export class PatternSet {
   readonly patterns = new Map<string, Postings>();
-  private automaton: AhoCorasick | null = null;
-  private payload: Postings[] = [];
+  private automaton: GramScanner | null = null;
+  /** Postings of each pattern of the compiled scanner, by pattern number. */
+  payload: Postings[] = [];
   private dirty = false;
   private extraVersion = -1;
 
@@ -40,17 +41,17 @@ export class PatternSet {
   }
 
   /** Compile (if needed) including extra pattern sets (the keyword patterns that apply to every field). */
-  compiled(extra: PatternSet | null, extraVersion: number): { ac: AhoCorasick; payload: Postings[] } | null {
+  compiled(extra: PatternSet | null, extraVersion: number): GramScanner | null {
     if (this.dirty || this.automaton === null || this.extraVersion !== extraVersion) {
       const merged = new Map<string, Postings>();
       for (const [p, l] of this.patterns) merged.set(p, l);
       if (extra) for (const [p, l] of extra.patterns) merged.set(p, merged.has(p) ? [...(merged.get(p) as Postings), ...l] : l);
       this.payload = [...merged.values()];
-      this.automaton = merged.size ? new AhoCorasick([...merged.keys()]) : null;
+      this.automaton = merged.size ? new GramScanner([...merged.keys()]) : null;
       this.dirty = false;
       this.extraVersion = extraVersion;
     }
-    return this.automaton ? { ac: this.automaton, payload: this.payload } : null;
+    return this.automaton;
   }
 
   /** Whether `compiled` would rebuild (exposed for tests of incrementality). */

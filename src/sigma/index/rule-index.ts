@@ -208,10 +208,10 @@ export class RuleIndex<K = string> {
   };
 
   private scan(set: PatternSet, text: string): void {
-    const c = set.compiled(set === this.anySubs ? null : this.anySubs, this.anyVersion);
-    if (!c) return;
-    this.payload = c.payload;
-    c.ac.scan(text, this.epoch, this.onPattern);
+    const scanner = set.compiled(set === this.anySubs ? null : this.anySubs, this.anyVersion);
+    if (!scanner) return;
+    this.payload = set.payload;
+    scanner.scan(text, this.epoch, this.onPattern);
   }
 
   private readonly onValue = (path: string, v: unknown): void => {

@@ -29,6 +29,7 @@ export type Requirement = null | 'never' | Clause[];
 export const MAX_CLAUSES = 3;
 
 const PRESENT_COST = 40;
+const MIN_KEYWORD = 3;
 
 function atomCost(a: Atom): number {
   if (a.kind === 'present') return PRESENT_COST;
@@ -55,12 +56,11 @@ function testAtoms(field: string | null, test: Test): Atom[] | null {
   switch (test.op) {
     case 'str': {
       const wild = test.parts.some((p) => p === ANY || p === ONE);
-      if (!wild) {
-        const lit = test.parts.length ? (test.parts[0] as string) : '';
-        if (field === null) return lit ? [{ kind: 'sub', field, value: lit.toLowerCase() }] : null;
-        return [{ kind: 'exact', field, value: lit.toLowerCase() }];
-      }
+      if (!wild && field !== null) return [{ kind: 'exact', field, value: test.parts.length ? (test.parts[0] as string).toLowerCase() : '' }];
       const lit = longestLiteral(test.parts);
+      // A keyword literal shorter than MIN_KEYWORD holds on nearly every event and would only slow down
+      // the scan of every value: such a rule is better evaluated always.
+      if (field === null && lit.length < MIN_KEYWORD) return null;
       // Cased substrings are not sound under whole-value lowercasing (context-dependent case mappings).
       if (lit && !test.cased) return [{ kind: 'sub', field, value: lit.toLowerCase() }];
       return field === null ? null : [{ kind: 'present', field }];

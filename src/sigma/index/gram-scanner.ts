@@ -1,0 +1,188 @@
+// A multi-pattern substring scanner tuned for mostly non-matching texts: each ASCII pattern is anchored
+// on one of its q-grams (q = 8, 4 or the whole pattern when shorter; the gram shared by the fewest other
+// patterns), the scan rolls the last 8 characters, prefiltered by an L1-resident table of anchor-final character pairs, of the (case-folded) text through a hashed bitmap and verifies the
+// anchored patterns only on a bitmap hit. Patterns with non-ASCII characters go to an Aho-Corasick
+// automaton that only runs on texts that contain non-ASCII characters (an ASCII text can never contain
+// them, its lowercase form being ASCII too).
+// Promises: `scan(text, stamp, report)` calls `report(p)` for every pattern p (given lowercased) that
+// occurs in `text.toLowerCase()`, exactly once per stamp; an ASCII text is folded on the fly without
+// allocating, any other text is lowercased with toLowerCase first, so the folding equals the matcher's.
+import { AhoCorasick } from './aho-corasick.js';
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 128) return false;
+  return true;
+}
+
+/** Prefilter bit of each anchor length (2, 3, 4, 8). */
+const PAIR_BIT: Record<number, number> = { 2: 1, 3: 2, 4: 4, 8: 8 };
+
+/** Anchor length of a pattern: 8 for long patterns, 4 for medium ones, the whole pattern when shorter. */
+function anchorLength(n: number): number {
+  return n >= 8 ? 8 : n >= 4 ? 4 : n;
+}
+
+/** Hash of the q-gram ending at text[end] (q ≤ 8), from the rolling windows lo (last 4) and hi (4 before). */
+function gramHash(lo: number, hi: number, q: number): number {
+  if (q === 8) return Math.imul(Math.imul(hi, 0x85ebca6b) ^ lo, 0x9e3779b1);
+  const mask = q === 4 ? 0xfffffff : (1 << (7 * q)) - 1;
+  return Math.imul(((lo & mask) << 3) | q, 0x9e3779b1);
+}
+
+function windows(s: string, end: number): [number, number] {
+  let lo = 0;
+  let hi = 0;
+  for (let i = Math.max(0, end - 7); i <= end; i++) {
+    hi = ((hi << 7) | (lo >>> 21)) & 0xfffffff;
+    lo = ((lo << 7) | s.charCodeAt(i)) & 0xfffffff;
+  }
+  return [lo, hi];
+}
+
+export class GramScanner {
+  readonly patternCount: number;
+  private readonly patterns: readonly string[];
+  private readonly bits: Int32Array;
+  private readonly shift: number;
+  /** bitmap slot → (pattern, anchor end offset in the pattern) pairs; verified on every hit. */
+  private readonly anchored = new Map<number, Int32Array>();
+  /** Prefilter, L1-resident: for each (previous char, char) pair, bit k set when some anchor of length
+   * ANCHOR_LENGTHS[k] ends with that pair; single-character anchors are flagged in `singles`. */
+  private readonly pairs = new Uint8Array(1 << 14);
+  private readonly singles = new Uint8Array(128);
+  private readonly wide: AhoCorasick | null;
+  private readonly wideIds: number[];
+  private readonly seen: Float64Array;
+
+  constructor(patterns: readonly string[]) {
+    this.patterns = patterns;
+    this.patternCount = patterns.length;
+    this.seen = new Float64Array(patterns.length).fill(-1);
+    const ascii: number[] = [];
+    const wide: number[] = [];
+    patterns.forEach((p, i) => {
+      if (p.length === 0) throw new Error('GramScanner: empty pattern');
+      (isAscii(p) ? ascii : wide).push(i);
+    });
+    this.wideIds = wide;
+    this.wide = wide.length ? new AhoCorasick(wide.map((i) => patterns[i])) : null;
+    // How many patterns contain each gram (anchors prefer grams shared by few patterns).
+    const gramsOf = (p: string): string[] => {
+      const q = anchorLength(p.length);
+      const out: string[] = [];
+      for (let at = 0; at + q <= p.length; at++) out.push(p.slice(at, at + q));
+      return out;
+    };
+    const freq = new Map<string, number>();
+    for (const i of ascii) for (const g of new Set(gramsOf(patterns[i]))) freq.set(g, (freq.get(g) ?? 0) + 1);
+    const anchors: Array<[number, number, number]> = []; // pattern, hash, end offset
+    for (const i of ascii) {
+      const p = patterns[i];
+      const q = anchorLength(p.length);
+      const grams = gramsOf(p);
+      let best = 0;
+      for (let at = 1; at < grams.length; at++) if ((freq.get(grams[at]) as number) < (freq.get(grams[best]) as number)) best = at;
+      const end = best + q - 1;
+      const [lo, hi] = windows(p, end);
+      anchors.push([i, gramHash(lo, hi, q), end]);
+      const last = p.charCodeAt(end);
+      if (q === 1) this.singles[last] = 1;
+      else this.pairs[(p.charCodeAt(end - 1) << 7) | last] |= PAIR_BIT[q];
+    }
+    let log = 12;
+    while (1 << log < anchors.length * 32 && log < 18) log++;
+    this.shift = 32 - log;
+    this.bits = new Int32Array((1 << log) >>> 5);
+    const groups = new Map<number, number[]>();
+    for (const [i, h, end] of anchors) {
+      const slot = h >>> this.shift;
+      this.bits[slot >>> 5] |= 1 << (slot & 31);
+      const list = groups.get(slot);
+      if (list) list.push(i, end);
+      else groups.set(slot, [i, end]);
+    }
+    for (const [slot, list] of groups) this.anchored.set(slot, Int32Array.from(list));
+  }
+
+  /** Report every pattern occurring in text.toLowerCase(); `stamp` must be new for every event. */
+  scan(text: string, stamp: number, report: (pattern: number) => void): void {
+    if (!this.scanAscii(text, stamp, report)) {
+      const lower = text.toLowerCase();
+      this.scanAscii(lower, stamp, report, true);
+      if (this.wide) this.wide.scan(lower, stamp, (k) => this.hit(this.wideIds[k], stamp, report));
+    }
+  }
+
+  private hit(p: number, stamp: number, report: (pattern: number) => void): void {
+    if (this.seen[p] === stamp) return;
+    this.seen[p] = stamp;
+    report(p);
+  }
+
+  /** Scan an ASCII text (or, with `lowered`, an already lowercased text); false if non-ASCII was met. */
+  private scanAscii(text: string, stamp: number, report: (pattern: number) => void, lowered = false): boolean {
+    const n = text.length;
+    const bits = this.bits;
+    const shift = this.shift;
+    const pairs = this.pairs;
+    const singles = this.singles;
+    let lo = 0;
+    let hi = 0;
+    let prev = 0;
+    for (let i = 0; i < n; i++) {
+      let c = text.charCodeAt(i);
+      if (c >= 128) {
+        if (!lowered) return false;
+        c = 0x7f; // never part of a matching ASCII gram (verification compares the real text anyway)
+      } else if (c >= 65 && c <= 90) c += 32;
+      hi = ((hi << 7) | (lo >>> 21)) & 0xfffffff;
+      lo = ((lo << 7) | c) & 0xfffffff;
+      const flags = pairs[(prev << 7) | c];
+      prev = c;
+      if (singles[c] !== 0) {
+        const s = Math.imul((c << 3) | 1, 0x9e3779b1) >>> shift;
+        this.verify(text, i, s, stamp, report);
+      }
+      if (flags === 0) continue;
+      if ((flags & 8) !== 0 && i >= 7) {
+        const s = Math.imul(Math.imul(hi, 0x85ebca6b) ^ lo, 0x9e3779b1) >>> shift;
+        if ((bits[s >>> 5] & (1 << (s & 31))) !== 0) this.verify(text, i, s, stamp, report);
+      }
+      if ((flags & 4) !== 0 && i >= 3) {
+        const s = Math.imul((lo << 3) | 4, 0x9e3779b1) >>> shift;
+        if ((bits[s >>> 5] & (1 << (s & 31))) !== 0) this.verify(text, i, s, stamp, report);
+      }
+      if ((flags & 2) !== 0 && i >= 2) {
+        const s = Math.imul(((lo & 0x1fffff) << 3) | 3, 0x9e3779b1) >>> shift;
+        if ((bits[s >>> 5] & (1 << (s & 31))) !== 0) this.verify(text, i, s, stamp, report);
+      }
+      if ((flags & 1) !== 0 && i >= 1) {
+        const s = Math.imul(((lo & 0x3fff) << 3) | 2, 0x9e3779b1) >>> shift;
+        if ((bits[s >>> 5] & (1 << (s & 31))) !== 0) this.verify(text, i, s, stamp, report);
+      }
+    }
+    return true;
+  }
+
+  private verify(text: string, end: number, slot: number, stamp: number, report: (pattern: number) => void): void {
+    const list = this.anchored.get(slot);
+    if (list === undefined) return;
+    for (let k = 0; k < list.length; k += 2) {
+      const p = list[k];
+      if (this.seen[p] === stamp) continue;
+      const pat = this.patterns[p];
+      const start = end - list[k + 1];
+      if (start < 0 || start + pat.length > text.length) continue;
+      let ok = true;
+      for (let j = 0; j < pat.length; j++) {
+        let c = text.charCodeAt(start + j);
+        if (c >= 65 && c <= 90) c += 32;
+        if (c !== pat.charCodeAt(j)) {
+          ok = false;
+          break;
+        }
+      }
+      if (ok) this.hit(p, stamp, report);
+    }
+  }
+}
