@@ -9,8 +9,9 @@ export type LuceneRegex = { ok: true; source: string; caseInsensitive: boolean }
 const SHORTHAND: Record<string, string> = {
   d: '0-9',
   w: 'a-zA-Z0-9_',
-  s: ' \\t\\n\\r\\f\\v',
+  s: ' \t\n\r\f\v', // the characters themselves: in Lucene `\t` is the letter t
 };
+const CONTROL: Record<string, string> = { t: '\t', n: '\n', r: '\r', f: '\f', v: '\v' };
 const LUCENE_EXTRA = new Set(['#', '@', '&', '<', '>', '~', '"']);
 
 export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s: boolean }): LuceneRegex {
@@ -52,7 +53,7 @@ export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s:
       } else if (n === 'b' || n === 'B' || n === 'A' || n === 'Z' || n === 'z' || /[1-9]/.test(n)) {
         return { ok: false, message: `\\${n} (anchors, word boundaries, backreferences) is not supported by Lucene` };
       } else if (n === 't' || n === 'n' || n === 'r' || n === 'f' || n === 'v') {
-        out += '\\' + n;
+        out += CONTROL[n]; // the character itself: in Lucene `\t` is the letter t
       } else if (n === 'x' && /^[0-9a-fA-F]{2}$/.test(src.slice(k + 1, k + 3))) {
         out += escapeLiteral(String.fromCharCode(parseInt(src.slice(k + 1, k + 3), 16)), inClass);
         k += 2;
@@ -120,6 +121,9 @@ export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s:
         break;
       case '}':
         out += '\\}';
+        break;
+      case '.':
+        out += flags.s || inline?.[1].includes('s') ? '.' : '[^\n]'; // Lucene's `.` also matches a newline
         break;
       default:
         out += escapeLiteral(c, false);
