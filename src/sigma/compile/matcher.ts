@@ -36,7 +36,11 @@ function accessor(path: string): Accessor {
 
 class Compiler {
   errors: FieldError[] = [];
-  finders = new Map<IRNode, Finder>();
+  /** Value finders for explain; only the explain compiler records them (the hot path does not pay). */
+  readonly finders: Map<IRNode, Finder>;
+  constructor(explaining: boolean) {
+    this.finders = explaining ? new Map() : new NoFinders();
+  }
 
   matchNode(node: Extract<IRNode, { t: 'match' }>): Pred {
     const { fields, test } = node;
@@ -142,7 +146,7 @@ class Compiler {
       else if (shape.kind === 'contains') contains.push(lit);
       else if (shape.kind === 'any') any = true;
       else others.push(compileString(t.parts, cased));
-      const single = compileValueTest(t);
+      const single = this.finders instanceof NoFinders ? { ok: false as const } : compileValueTest(t);
       if (single.ok && fields === null) {
         const fn = single.fn;
         this.finders.set(n, (e) => {
@@ -238,6 +242,13 @@ class Compiler {
   }
 }
 
+/** A finder map that records nothing (the matching compiler never explains). */
+class NoFinders extends Map<IRNode, Finder> {
+  override set(): this {
+    return this;
+  }
+}
+
 function collectSelections(node: IRNode, out: Map<string, IRNode>): void {
   if (node.t === 'sel') {
     if (!out.has(node.name)) out.set(node.name, node);
@@ -255,7 +266,7 @@ function collectMatches(node: IRNode, out: IRNode[]): void {
 
 /** Compile IR into a matcher. Errors (e.g. a regex refused as unsafe) are returned, not thrown. */
 export function compileIR(ir: IRNode): { ok: true; matcher: CompiledRule } | { ok: false; errors: FieldError[] } {
-  const c = new Compiler();
+  const c = new Compiler(false);
   const root = c.node(ir);
   if (c.errors.length) return { ok: false, errors: c.errors };
   let explainer: { sels: Array<[string, Pred, IRNode[]]>; finders: Map<IRNode, Finder> } | null = null;
@@ -263,7 +274,7 @@ export function compileIR(ir: IRNode): { ok: true; matcher: CompiledRule } | { o
     if (!explainer) {
       const sels = new Map<string, IRNode>();
       collectSelections(ir, sels);
-      const ec = new Compiler();
+      const ec = new Compiler(true);
       const list: Array<[string, Pred, IRNode[]]> = [];
       for (const [name, node] of sels) {
         const matches: IRNode[] = [];
