@@ -15,7 +15,23 @@ function isAscii(s: string): boolean {
 }
 
 /** Prefilter bit of each anchor length (2, 3, 4, 8). */
-const PAIR_BIT: Record<number, number> = { 2: 1, 3: 2, 4: 4, 8: 8 };
+const PAIR_BIT: Record<number, number> = { 1: 16, 2: 1, 3: 2, 4: 4, 8: 8 };
+
+const PRE_LOG = 17;
+
+/** ASCII lowercase table. */
+const FOLD = Uint8Array.from({ length: 128 }, (_, c) => (c >= 65 && c <= 90 ? c + 32 : c));
+
+/** The raw ASCII codes that fold to the (lowercase) code c. */
+function caseVariants(c: number): number[] {
+  return c >= 97 && c <= 122 ? [c, c - 32] : [c];
+}
+
+/** Folded code of text[i] as the grams see it: ASCII lowercased, anything else 0x7f. */
+function foldAt(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  return c >= 128 ? 0x7f : c >= 65 && c <= 90 ? c + 32 : c;
+}
 
 /** Anchor length of a pattern: 8 for long patterns, 4 for medium ones, the whole pattern when shorter. */
 function anchorLength(n: number): number {
@@ -46,10 +62,16 @@ export class GramScanner {
   private readonly shift: number;
   /** bitmap slot → (pattern, anchor end offset in the pattern) pairs; verified on every hit. */
   private readonly anchored = new Map<number, Int32Array>();
-  /** Prefilter, L1-resident: for each (previous char, char) pair, bit k set when some anchor of length
-   * ANCHOR_LENGTHS[k] ends with that pair; single-character anchors are flagged in `singles`. */
+  /** Prefilter of the short anchors (1–3 characters), L1-resident: flags for each (previous char, char)
+   * pair (raw, unfolded codes) that ends some anchor of that length (see PAIR_BIT). */
   private readonly pairs = new Uint8Array(1 << 14);
-  private readonly singles = new Uint8Array(128);
+  /** Prefilter of the anchors of length 4 and 8: a bitmap over the hash of their last four characters. */
+  private readonly pre = new Int32Array((1 << PRE_LOG) >>> 5);
+  /** Patterns of one character by code, of two characters by (first << 7 | second); lowercase codes. */
+  private readonly singles: Array<Int32Array | undefined> = new Array<Int32Array | undefined>(128).fill(undefined);
+  private readonly doubles: Array<Int32Array | undefined> = new Array<Int32Array | undefined>(1 << 14).fill(undefined);
+  /** Bit 0: some anchor of length 4; bit 1: some anchor of length 8. */
+  private long = 0;
   private readonly wide: AhoCorasick | null;
   private readonly wideIds: number[];
   private readonly seen: Float64Array;
@@ -84,10 +106,23 @@ export class GramScanner {
       for (let at = 1; at < grams.length; at++) if ((freq.get(grams[at]) as number) < (freq.get(grams[best]) as number)) best = at;
       const end = best + q - 1;
       const [lo, hi] = windows(p, end);
-      anchors.push([i, gramHash(lo, hi, q), end]);
-      const last = p.charCodeAt(end);
-      if (q === 1) this.singles[last] = 1;
-      else this.pairs[(p.charCodeAt(end - 1) << 7) | last] |= PAIR_BIT[q];
+      if (q <= 2) {
+        // Whole-pattern anchors of one or two characters: direct tables, no hashing.
+        const key = q === 1 ? p.charCodeAt(0) : (p.charCodeAt(0) << 7) | p.charCodeAt(1);
+        const table = q === 1 ? this.singles : this.doubles;
+        table[key] = Int32Array.from([...(table[key] ?? []), i]);
+      } else anchors.push([i, gramHash(lo, hi, q), end]);
+      if (q >= 4) {
+        const h = Math.imul(lo, 0x9e3779b1) >>> (32 - PRE_LOG);
+        this.pre[h >>> 5] |= 1 << (h & 31);
+        this.long |= q === 8 ? 2 : 1;
+      } else {
+        const last = p.charCodeAt(end);
+        for (const b of caseVariants(last)) {
+          if (q === 1) for (let a = 0; a < 128; a++) this.pairs[(a << 7) | b] |= PAIR_BIT[1];
+          else for (const a of caseVariants(p.charCodeAt(end - 1))) this.pairs[(a << 7) | b] |= PAIR_BIT[q];
+        }
+      }
     }
     let log = 12;
     while (1 << log < anchors.length * 32 && log < 18) log++;
@@ -122,46 +157,73 @@ export class GramScanner {
   /** Scan an ASCII text (or, with `lowered`, an already lowercased text); false if non-ASCII was met. */
   private scanAscii(text: string, stamp: number, report: (pattern: number) => void, lowered = false): boolean {
     const n = text.length;
-    const bits = this.bits;
-    const shift = this.shift;
     const pairs = this.pairs;
-    const singles = this.singles;
-    let lo = 0;
-    let hi = 0;
+    const pre = this.pre;
+    const long = this.long !== 0;
     let prev = 0;
+    let lo = 0;
     for (let i = 0; i < n; i++) {
       let c = text.charCodeAt(i);
       if (c >= 128) {
         if (!lowered) return false;
-        c = 0x7f; // never part of a matching ASCII gram (verification compares the real text anyway)
-      } else if (c >= 65 && c <= 90) c += 32;
-      hi = ((hi << 7) | (lo >>> 21)) & 0xfffffff;
-      lo = ((lo << 7) | c) & 0xfffffff;
-      const flags = pairs[(prev << 7) | c];
+        c = 0x7f;
+      }
+      const short = pairs[(prev << 7) | c];
       prev = c;
-      if (singles[c] !== 0) {
-        const s = Math.imul((c << 3) | 1, 0x9e3779b1) >>> shift;
-        this.verify(text, i, s, stamp, report);
+      if (long) {
+        lo = ((lo << 7) | FOLD[c]) & 0xfffffff;
+        const h = Math.imul(lo, 0x9e3779b1) >>> (32 - PRE_LOG);
+        if (i >= 3 && (pre[h >>> 5] & (1 << (h & 31))) !== 0) this.probe(text, i, this.long << 2, stamp, report);
       }
-      if (flags === 0) continue;
-      if ((flags & 8) !== 0 && i >= 7) {
-        const s = Math.imul(Math.imul(hi, 0x85ebca6b) ^ lo, 0x9e3779b1) >>> shift;
-        if ((bits[s >>> 5] & (1 << (s & 31))) !== 0) this.verify(text, i, s, stamp, report);
-      }
-      if ((flags & 4) !== 0 && i >= 3) {
-        const s = Math.imul((lo << 3) | 4, 0x9e3779b1) >>> shift;
-        if ((bits[s >>> 5] & (1 << (s & 31))) !== 0) this.verify(text, i, s, stamp, report);
-      }
-      if ((flags & 2) !== 0 && i >= 2) {
-        const s = Math.imul(((lo & 0x1fffff) << 3) | 3, 0x9e3779b1) >>> shift;
-        if ((bits[s >>> 5] & (1 << (s & 31))) !== 0) this.verify(text, i, s, stamp, report);
-      }
-      if ((flags & 1) !== 0 && i >= 1) {
-        const s = Math.imul(((lo & 0x3fff) << 3) | 2, 0x9e3779b1) >>> shift;
-        if ((bits[s >>> 5] & (1 << (s & 31))) !== 0) this.verify(text, i, s, stamp, report);
-      }
+      if (short !== 0) this.probe(text, i, short, stamp, report);
     }
     return true;
+  }
+
+  /** Some anchor may end at text[i]: hash the candidate grams ending there and verify bitmap hits. */
+  private probe(text: string, i: number, flags: number, stamp: number, report: (pattern: number) => void): void {
+    const bits = this.bits;
+    const shift = this.shift;
+    let lo = 0;
+    for (let k = Math.max(0, i - 3); k <= i; k++) lo = (lo << 7) | foldAt(text, k);
+    if ((flags & 8) !== 0 && i >= 7) {
+      let hi = 0;
+      for (let k = i - 7; k <= i - 4; k++) hi = (hi << 7) | foldAt(text, k);
+      const s = Math.imul(Math.imul(hi, 0x85ebca6b) ^ lo, 0x9e3779b1) >>> shift;
+      if ((bits[s >>> 5] & (1 << (s & 31))) !== 0) this.verify(text, i, s, stamp, report);
+    }
+    if ((flags & 4) !== 0 && i >= 3) {
+      const s = Math.imul((lo << 3) | 4, 0x9e3779b1) >>> shift;
+      if ((bits[s >>> 5] & (1 << (s & 31))) !== 0) this.verify(text, i, s, stamp, report);
+    }
+    if ((flags & 2) !== 0 && i >= 2) {
+      const s = Math.imul(((lo & 0x1fffff) << 3) | 3, 0x9e3779b1) >>> shift;
+      if ((bits[s >>> 5] & (1 << (s & 31))) !== 0) this.verify(text, i, s, stamp, report);
+    }
+    if ((flags & 1) !== 0 && i >= 1) {
+      const list = this.doubles[lo & 0x3fff];
+      if (list !== undefined) this.verifyList(list, text, i - 1, stamp, report);
+    }
+    if ((flags & 16) !== 0) {
+      const list = this.singles[lo & 0x7f];
+      if (list !== undefined) this.verifyList(list, text, i, stamp, report);
+    }
+  }
+
+  /** Patterns (all of the same length) that would start at text[start]. */
+  private verifyList(list: Int32Array, text: string, start: number, stamp: number, report: (pattern: number) => void): void {
+    for (let k = 0; k < list.length; k++) {
+      const p = list[k];
+      if (this.seen[p] === stamp) continue;
+      const pat = this.patterns[p];
+      let ok = true;
+      for (let j = 0; j < pat.length; j++) {
+        let c = text.charCodeAt(start + j);
+        if (c >= 65 && c <= 90) c += 32;
+        if (c !== pat.charCodeAt(j)) ok = false;
+      }
+      if (ok) this.hit(p, stamp, report);
+    }
   }
 
   private verify(text: string, end: number, slot: number, stamp: number, report: (pattern: number) => void): void {

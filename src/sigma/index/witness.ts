@@ -11,8 +11,10 @@
 // `lower` is String.prototype.toLowerCase on the whole value, the same folding the matcher applies.
 // Whenever the analysis is unsure it answers "no constraint" (null) instead of a stronger statement: nodes
 // under `not`, keyword tests other than literal strings, `null`/`exists:false`, and cased substrings.
+// Regexes contribute the literals every match must contain (regex-literals.ts).
 import { ANY, ONE } from '../detection/sigma-string.js';
 import type { IRNode, Test } from '../ir.js';
+import { regexLiterals } from './regex-literals.js';
 
 export type Atom =
   | { kind: 'exact'; field: string; value: string }
@@ -74,6 +76,11 @@ function testAtoms(field: string | null, test: Test): Atom[] | null {
       return null;
     case 'exists':
       return test.b && field !== null ? [{ kind: 'present', field }] : null;
+    case 're': {
+      const lits = regexLiterals(test);
+      if (lits) return lits.map((value) => ({ kind: 'sub', field, value }));
+      return field === null ? null : [{ kind: 'present', field }];
+    }
     default:
       return field === null ? null : [{ kind: 'present', field }];
   }
