@@ -20,3 +20,4 @@ export { buildCatalog } from './scan/rule-catalog.js';
 export type { RuleCatalog, CatalogRule, RejectedRule, RuleSource } from './scan/rule-catalog.js';
 export { compileDsl } from './opensearch/compile-dsl.js';
 export type { Dsl, DslOptions, DslResult } from './opensearch/compile-dsl.js';
+export { flattenWindowsEvent } from './windows-event.js';
