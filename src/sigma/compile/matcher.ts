@@ -7,10 +7,14 @@ import type { Accessor } from './field-access.js';
 import { asString, compileValueTest } from './value-tests.js';
 import type { ValueTest } from './value-tests.js';
 import { compileString, lower, shapeOf } from './string-match.js';
+import { AhoCorasick } from '../index/aho-corasick.js';
 import type { IRNode, Test } from '../ir.js';
 import type { FieldError } from '../rule.js';
 
 export type Pred = (event: unknown) => boolean;
+
+/** Fused OR groups with at least this many case-insensitive substrings use an automaton. */
+const AUTOMATON_THRESHOLD = 32;
 type Finder = (event: unknown) => [string, unknown] | null;
 
 export interface Explanation {
@@ -164,10 +168,25 @@ class Compiler {
         });
       }
     }
+    // Large case-insensitive substring lists (hash lists, emoji lists) run as one Aho-Corasick pass.
+    let automaton: AhoCorasick | null = null;
+    let acHit = false;
+    let stamp = 0;
+    const report = (): void => {
+      acHit = true;
+    };
+    if (!cased && contains.length >= AUTOMATON_THRESHOLD) {
+      automaton = new AhoCorasick(contains.splice(0));
+    }
     const test: ValueTest = (v) => {
       const raw = typeof v === 'string' ? v : asString(v);
       if (raw === undefined) return false;
       if (any) return true;
+      if (automaton) {
+        acHit = false;
+        automaton.scan(raw, ++stamp, report);
+        if (acHit) return true;
+      }
       const s = cased ? raw : lower(raw);
       if (eq.has(s)) return true;
       for (let i = 0; i < prefixes.length; i++) if (s.startsWith(prefixes[i])) return true;
