@@ -20,6 +20,7 @@ test('PyYAML 1.1 plain scalar resolution', () => {
   assert.equal(resolvePlainScalar('~'), null);
   assert.equal(resolvePlainScalar('2024-01-02'), '2024-01-02');
   assert.equal(resolvePlainScalar('12345678901234567890'), '12345678901234567890');
+  assert.equal(resolvePlainScalar('0x8000000000000000'), '9223372036854775808');
 });
 
 test('quoted scalars stay strings', () => {

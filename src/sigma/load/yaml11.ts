@@ -48,8 +48,11 @@ export function resolvePlainScalar(text: string): null | boolean | number | stri
     else if (t.length > 1 && t[0] === '0') n = parseInt(t, 8);
     else n = Number(t);
     n *= sign;
-    // Integers beyond double precision keep their exact decimal text.
-    return Number.isSafeInteger(n) ? n : text;
+    if (Number.isSafeInteger(n)) return n;
+    // Integers beyond double precision become their exact decimal text (PyYAML ints are unbounded).
+    if (t.includes(':')) return text;
+    const big = t.startsWith('0b') ? BigInt(t) : t.startsWith('0x') ? BigInt(t) : t.length > 1 && t[0] === '0' ? BigInt('0o' + t.slice(1)) : BigInt(t);
+    return (sign < 0 ? -big : big).toString();
   }
   if (FLOAT_RE.test(text)) {
     const t = text.replace(/_/g, '');
