@@ -62,11 +62,32 @@ export class PatternSet {
 
 export class FieldPostings {
   readonly exact = new Map<string, Postings>();
+  /** Number of exact values of each length (index 256: 256 or longer), and an upper bound of the longest. */
+  private readonly lengths = new Int32Array(257);
+  private longest = -1;
+
+  addExact(value: string, posting: number): void {
+    const list = this.exact.get(value);
+    if (list) list.push(posting);
+    else {
+      this.exact.set(value, [posting]);
+      this.lengths[Math.min(value.length, 256)]++;
+      if (value.length > this.longest) this.longest = value.length;
+    }
+  }
+
+  /** False when no exact value can equal s.toLowerCase() (lowercasing never shortens a string and only
+   * U+0130 lengthens it), so the caller can skip lowercasing and hashing the value. */
+  mayHaveExact(s: string): boolean {
+    const n = s.length;
+    if (n > this.longest) return false;
+    return this.lengths[Math.min(n, 256)] > 0 || n >= 256 || s.indexOf('\u0130') !== -1;
+  }
   readonly subs = new PatternSet();
   present: Postings = [];
 
   removeExact(value: string, posting: number): void {
-    removePosting(this.exact, value, posting);
+    if (removePosting(this.exact, value, posting) && !this.exact.has(value)) this.lengths[Math.min(value.length, 256)]--;
   }
 
   removePresent(posting: number): void {

@@ -5,7 +5,8 @@
 // automaton that only runs on texts that contain non-ASCII characters (an ASCII text can never contain
 // them, its lowercase form being ASCII too).
 // Promises: `scan(text, stamp, report)` calls `report(p)` for every pattern p (given lowercased) that
-// occurs in `text.toLowerCase()`, exactly once per stamp; an ASCII text is folded on the fly without
+// occurs in `text.toLowerCase()`, exactly once per stamp (stamps must be positive); repeated values are
+// answered from a bounded cache of complete scan results; an ASCII text is folded on the fly without
 // allocating, any other text is lowercased with toLowerCase first, so the folding equals the matcher's.
 import { AhoCorasick } from './aho-corasick.js';
 
@@ -18,6 +19,9 @@ function isAscii(s: string): boolean {
 const PAIR_BIT: Record<number, number> = { 1: 16, 2: 1, 3: 2, 4: 4, 8: 8 };
 
 const PRE_LOG = 17;
+const CACHE_ENTRIES = 4096;
+const CACHE_KEY_MAX = 256;
+const NOTHING = new Int32Array(0);
 
 /** ASCII lowercase table. */
 const FOLD = Uint8Array.from({ length: 128 }, (_, c) => (c >= 65 && c <= 90 ? c + 32 : c));
@@ -75,6 +79,13 @@ export class GramScanner {
   private readonly wide: AhoCorasick | null;
   private readonly wideIds: number[];
   private readonly seen: Float64Array;
+  /** Value → patterns it contains, for values that repeat (bounded; cleared when full). */
+  private readonly cache = new Map<string, Int32Array>();
+  private caching = true;
+  private calls = 0;
+  private lookups = 0;
+  private hits = 0;
+  private privateStamp = -1;
 
   constructor(patterns: readonly string[]) {
     this.patterns = patterns;
@@ -88,22 +99,34 @@ export class GramScanner {
     });
     this.wideIds = wide;
     this.wide = wide.length ? new AhoCorasick(wide.map((i) => patterns[i])) : null;
-    // How many patterns contain each gram (anchors prefer grams shared by few patterns).
-    const gramsOf = (p: string): string[] => {
+    // How many patterns contain each gram (anchors prefer grams shared by few patterns); grams are
+    // compared by hash here, which only affects the choice of anchor, never correctness.
+    const gramHashes = (p: string): number[] => {
       const q = anchorLength(p.length);
-      const out: string[] = [];
-      for (let at = 0; at + q <= p.length; at++) out.push(p.slice(at, at + q));
+      const out: number[] = [];
+      let lo = 0;
+      let hi = 0;
+      for (let k = 0; k < p.length; k++) {
+        hi = ((hi << 7) | (lo >>> 21)) & 0xfffffff;
+        lo = ((lo << 7) | p.charCodeAt(k)) & 0xfffffff;
+        if (k >= q - 1) out.push(gramHash(lo, hi, q));
+      }
       return out;
     };
-    const freq = new Map<string, number>();
-    for (const i of ascii) for (const g of new Set(gramsOf(patterns[i]))) freq.set(g, (freq.get(g) ?? 0) + 1);
+    const hashes = new Map<number, number[]>();
+    const freq = new Map<number, number>();
+    for (const i of ascii) {
+      const hs = gramHashes(patterns[i]);
+      hashes.set(i, hs);
+      for (const g of new Set(hs)) freq.set(g, (freq.get(g) ?? 0) + 1);
+    }
     const anchors: Array<[number, number, number]> = []; // pattern, hash, end offset
     for (const i of ascii) {
       const p = patterns[i];
       const q = anchorLength(p.length);
-      const grams = gramsOf(p);
+      const hs = hashes.get(i) as number[];
       let best = 0;
-      for (let at = 1; at < grams.length; at++) if ((freq.get(grams[at]) as number) < (freq.get(grams[best]) as number)) best = at;
+      for (let at = 1; at < hs.length; at++) if ((freq.get(hs[at]) as number) < (freq.get(hs[best]) as number)) best = at;
       const end = best + q - 1;
       const [lo, hi] = windows(p, end);
       if (q <= 2) {
@@ -141,6 +164,40 @@ export class GramScanner {
 
   /** Report every pattern occurring in text.toLowerCase(); `stamp` must be new for every event. */
   scan(text: string, stamp: number, report: (pattern: number) => void): void {
+    const cache = this.cache;
+    if (this.caching || (++this.calls & 63) === 0) {
+      this.lookups++;
+      const known = cache.get(text);
+      if (known !== undefined) {
+        this.hits++;
+        for (let k = 0; k < known.length; k++) this.hit(known[k], stamp, report);
+        this.adapt();
+        return;
+      }
+      if (text.length <= CACHE_KEY_MAX) {
+        // Scan under a private stamp so that nothing is suppressed, record, then report.
+        const found: number[] = [];
+        this.scanAll(text, --this.privateStamp, (p) => found.push(p));
+        if (cache.size >= CACHE_ENTRIES) cache.clear();
+        cache.set(text, found.length ? Int32Array.from(found) : NOTHING);
+        for (let k = 0; k < found.length; k++) this.hit(found[k], stamp, report);
+        this.adapt();
+        return;
+      }
+    }
+    this.scanAll(text, stamp, report);
+  }
+
+  /** Caching pays on fields whose values repeat (images, users, directories); it turns itself off
+   * (sampling one value in 64) while fewer than a quarter of the lookups hit. */
+  private adapt(): void {
+    if (this.lookups < 1024) return;
+    this.caching = this.hits * 4 >= this.lookups;
+    this.lookups = 0;
+    this.hits = 0;
+  }
+
+  private scanAll(text: string, stamp: number, report: (pattern: number) => void): void {
     if (!this.scanAscii(text, stamp, report)) {
       const lower = text.toLowerCase();
       this.scanAscii(lower, stamp, report, true);

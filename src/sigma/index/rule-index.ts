@@ -127,6 +127,12 @@ export class RuleIndex<K = string> {
     return out;
   }
 
+  /** Build every scanner that is out of date now rather than on the next event that needs it. */
+  prepare(): void {
+    for (const f of this.fields.values()) if (f.subs.size) f.subs.compiled(this.anySubs, this.anyVersion);
+    if (this.anySubs.size) this.anySubs.compiled(null, this.anyVersion);
+  }
+
   stats(): RuleIndexStats {
     let never = 0;
     let exactValues = 0;
@@ -170,11 +176,8 @@ export class RuleIndex<K = string> {
       if (add) fp.present.push(posting);
       else fp.removePresent(posting);
     } else if (atom.kind === 'exact') {
-      if (add) {
-        const list = fp.exact.get(atom.value);
-        if (list) list.push(posting);
-        else fp.exact.set(atom.value, [posting]);
-      } else fp.removeExact(atom.value, posting);
+      if (add) fp.addExact(atom.value, posting);
+      else fp.removeExact(atom.value, posting);
     } else if (add) fp.subs.add(atom.value, posting);
     else fp.subs.remove(atom.value, posting);
     if (!add && fp.empty) this.fields.delete(name);
@@ -222,7 +225,7 @@ export class RuleIndex<K = string> {
       if (!primitive) return;
       const s = typeof v === 'string' ? v : asString(v);
       if (s === undefined) return;
-      if (fp.exact.size) {
+      if (fp.exact.size && fp.mayHaveExact(s)) {
         const list = fp.exact.get(s.toLowerCase());
         if (list !== undefined) this.markAll(list);
       }
