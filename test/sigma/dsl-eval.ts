@@ -20,15 +20,6 @@ function cachedRegex(source: string, flags: string): RegExp {
 
 type Dsl = Record<string, unknown>;
 
-function values(event: object, field: string): unknown[] {
-  const out: unknown[] = [];
-  accessor(field).each(event, (v) => {
-    if (v !== null && typeof v !== 'object') out.push(v);
-    return false;
-  });
-  return out;
-}
-
 function present(event: object, field: string): boolean {
   return accessor(field).each(event, (v) => v !== null);
 }
@@ -54,48 +45,85 @@ function wildcardToRegex(w: string): string {
   return out;
 }
 
-export function evalDsl(q: Dsl, event: object): boolean {
+/** Lucene regexp source → JS source: a backslash makes the next character literal, except the classes
+ * \d \s \w and their negations. */
+function luceneRegexToJs(src: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i];
+    if (c === '\\') {
+      const n = src[++i] ?? '\\';
+      out += /[dswDSW]/.test(n) ? '\\' + n : /[a-zA-Z0-9]/.test(n) ? n : '\\' + n;
+    } else if (inClass) {
+      if (c === ']') inClass = false;
+      out += c;
+    } else if (c === '[') {
+      inClass = true;
+      out += c;
+      if (src[i + 1] === '^') out += src[++i];
+    } else if (c === '$' || c === '^' || c === '/') {
+      out += '\\' + c; // no anchors in Lucene: literal characters
+    } else out += c;
+  }
+  return out;
+}
+
+type Eval = (event: object) => boolean;
+
+function anyValue(field: string, test: (v: unknown) => boolean): Eval {
+  const a = accessor(field);
+  return (e) => a.each(e, (v) => v !== null && typeof v !== 'object' && test(v));
+}
+
+function compileQuery(q: Dsl): Eval {
   const [kind, body] = Object.entries(q)[0];
   switch (kind) {
     case 'match_all':
-      return true;
+      return () => true;
     case 'match_none':
-      return false;
-    case 'exists':
-      return present(event, (body as { field: string }).field);
+      return () => false;
+    case 'exists': {
+      const field = (body as { field: string }).field;
+      return (e) => present(e, field);
+    }
     case 'bool': {
       const b = body as { filter?: Dsl[]; should?: Dsl[]; must_not?: Dsl[]; minimum_should_match?: number };
-      if (b.filter && !b.filter.every((x) => evalDsl(x, event))) return false;
-      if (b.must_not && b.must_not.some((x) => evalDsl(x, event))) return false;
-      if (b.should) {
-        const need = b.minimum_should_match ?? (b.filter || b.must_not ? 0 : 1);
-        if (b.should.filter((x) => evalDsl(x, event)).length < need) return false;
-      }
-      return true;
+      const filter = (b.filter ?? []).map(compileQuery);
+      const mustNot = (b.must_not ?? []).map(compileQuery);
+      const should = (b.should ?? []).map(compileQuery);
+      const need = b.should ? (b.minimum_should_match ?? (b.filter || b.must_not ? 0 : 1)) : 0;
+      return (e) => {
+        for (const f of filter) if (!f(e)) return false;
+        for (const f of mustNot) if (f(e)) return false;
+        let n = 0;
+        for (const f of should) if (n < need && f(e)) n++;
+        return n >= need;
+      };
     }
     case 'term': {
       const [field, s] = spec(body);
       const want = fold(String(s.value), s.case_insensitive);
-      return values(event, field).some((v) => fold(String(v), s.case_insensitive) === want);
+      return anyValue(field, (v) => fold(String(v), s.case_insensitive) === want);
     }
     case 'prefix': {
       const [field, s] = spec(body);
       const want = fold(String(s.value), s.case_insensitive);
-      return values(event, field).some((v) => fold(String(v), s.case_insensitive).startsWith(want));
+      return anyValue(field, (v) => fold(String(v), s.case_insensitive).startsWith(want));
     }
     case 'wildcard': {
       const [field, s] = spec(body);
       const re = cachedRegex(`^${wildcardToRegex(String(s.value))}$`, s.case_insensitive ? 'i' : '');
-      return values(event, field).some((v) => re.test(String(v)));
+      return anyValue(field, (v) => re.test(String(v)));
     }
     case 'regexp': {
       const [field, s] = spec(body);
-      const re = cachedRegex(`^(?:${String(s.value)})$`, (s.case_insensitive ? 'i' : '') + 's');
-      return values(event, field).some((v) => re.test(String(v)));
+      const re = cachedRegex(`^(?:${luceneRegexToJs(String(s.value))})$`, (s.case_insensitive ? 'i' : '') + 's');
+      return anyValue(field, (v) => re.test(String(v)));
     }
     case 'range': {
       const [field, s] = spec(body);
-      return values(event, field).some((v) => {
+      return anyValue(field, (v) => {
         const n = Number(v);
         if (typeof v === 'boolean' || Number.isNaN(n) || (typeof v === 'string' && v.trim() === '')) return false;
         return Object.entries(s).every(([op, x]) => (op === 'gt' ? n > (x as number) : op === 'gte' ? n >= (x as number) : op === 'lt' ? n < (x as number) : n <= (x as number)));
@@ -104,4 +132,13 @@ export function evalDsl(q: Dsl, event: object): boolean {
     default:
       throw new Error(`dsl-eval: unsupported query ${kind}`);
   }
+}
+
+const compiled = new WeakMap<Dsl, Eval>();
+
+/** Evaluate a DSL query against one event (the query is compiled once and cached). */
+export function evalDsl(q: Dsl, event: object): boolean {
+  let f = compiled.get(q);
+  if (!f) compiled.set(q, (f = compileQuery(q)));
+  return f(event);
 }
