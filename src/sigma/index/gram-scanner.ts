@@ -19,8 +19,8 @@ function isAscii(s: string): boolean {
 const PAIR_BIT: Record<number, number> = { 1: 16, 2: 1, 3: 2, 4: 4, 8: 8 };
 
 const PRE_LOG = 17;
-const CACHE_ENTRIES = 4096;
-const CACHE_KEY_MAX = 256;
+const CACHE_ENTRIES = 1024;
+const CACHE_KEY_MAX = 128;
 const NOTHING = new Int32Array(0);
 
 /** ASCII lowercase table. */
@@ -189,10 +189,11 @@ export class GramScanner {
   }
 
   /** Caching pays on fields whose values repeat (images, users, directories); it turns itself off
-   * (sampling one value in 64) while fewer than a quarter of the lookups hit. */
+   * (sampling one value in 64, and dropping its entries) while fewer than a quarter of the lookups hit. */
   private adapt(): void {
     if (this.lookups < 1024) return;
     this.caching = this.hits * 4 >= this.lookups;
+    if (!this.caching) this.cache.clear();
     this.lookups = 0;
     this.hits = 0;
   }
