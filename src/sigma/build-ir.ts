@@ -14,6 +14,8 @@ import type { ConditionScalar, LogsourceCondition, Pipeline } from './pipeline/p
 import type { FieldError, ParsedDetection, SearchNode, SigmaRule } from './rule.js';
 
 const MAX_PLACEHOLDER_VARIANTS = 10_000;
+/** Per-rule work limit: a rule lowering to more field predicates than this is refused. */
+export const MAX_PREDICATES = 50_000;
 
 class Lowering {
   errors: FieldError[] = [];
@@ -73,8 +75,13 @@ class Lowering {
     return variants as StrPart[][];
   }
 
+  predicates = 0;
+
   leaf(leaf: ValueLeaf, fields: string[] | null, path: string): IRNode {
-    const match = (test: Test): IRNode => ({ t: 'match', fields, test });
+    const match = (test: Test): IRNode => {
+      this.predicates++;
+      return { t: 'match', fields, test };
+    };
     const keyword = fields === null;
     switch (leaf.t) {
       case 'str': {
@@ -223,6 +230,10 @@ export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: AppliedFilte
     const conds = alts.length ? or(alts.map((a) => low.logsourceConditions(a.conditions))) : ({ t: 'const', v: true } as IRNode);
     alternatives.push(and([conds, body]));
     for (const e of low.errors) if (!errors.some((x) => x.field === e.field && x.message === e.message)) errors.push(e);
+    if (low.predicates > MAX_PREDICATES) {
+      errors.push({ field: 'detection', message: `the rule expands to ${low.predicates} value tests (limit ${MAX_PREDICATES})` });
+      break;
+    }
   }
   return { ir: or(alternatives), errors };
 }
