@@ -22,11 +22,12 @@ class Lowering {
   constructor(
     private readonly pipeline: Pipeline,
     private readonly renames: Record<string, string>,
+    private readonly scoped: Record<string, string[]> = {},
   ) {}
 
   fields(field: string, path: string): string[] | null {
     const renamed = this.renames[field] ?? field;
-    const mapped = mapField(this.pipeline, renamed);
+    const mapped = Object.prototype.hasOwnProperty.call(this.scoped, renamed) ? this.scoped[renamed] : mapField(this.pipeline, renamed);
     if (!mapped) {
       this.errors.push({ field: path, message: `field '${field}' is not mapped by pipeline '${this.pipeline.name}'` });
       return null;
@@ -222,10 +223,14 @@ export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: AppliedFilte
     groups.set(k, [...(groups.get(k) ?? []), l]);
   }
   if (groups.size === 0) groups.set(renameKey(undefined), []);
+  const scoped: Record<string, string[]> = {};
+  for (const m of pipeline.scopedFieldMappings ?? []) {
+    if (logsourceApplies(m.logsource, rule.logsource)) Object.assign(scoped, m.mappings);
+  }
   const errors: FieldError[] = [];
   const alternatives: IRNode[] = [];
   for (const alts of groups.values()) {
-    const low = new Lowering(pipeline, alts[0]?.renames ?? {});
+    const low = new Lowering(pipeline, alts[0]?.renames ?? {}, scoped);
     const body = and([low.detection(det), ...extra.map((f) => low.detection(f.detection, f.prefix))]);
     const conds = alts.length ? or(alts.map((a) => low.logsourceConditions(a.conditions))) : ({ t: 'const', v: true } as IRNode);
     alternatives.push(and([conds, body]));
