@@ -19,6 +19,7 @@ function isAscii(s: string): boolean {
 const PAIR_BIT: Record<number, number> = { 1: 16, 2: 1, 3: 2, 4: 4, 8: 8 };
 
 const PRE_LOG = 17;
+const MAX_ANCHOR_CHOICES = 12;
 const CACHE_ENTRIES = 1024;
 const CACHE_KEY_MAX = 128;
 const NOTHING = new Int32Array(0);
@@ -73,7 +74,7 @@ export class GramScanner {
   private readonly pre = new Int32Array((1 << PRE_LOG) >>> 5);
   /** Patterns of one character by code, of two characters by (first << 7 | second); lowercase codes. */
   private readonly singles: Array<Int32Array | undefined> = new Array<Int32Array | undefined>(128).fill(undefined);
-  private readonly doubles: Array<Int32Array | undefined> = new Array<Int32Array | undefined>(1 << 14).fill(undefined);
+  private readonly doubles = new Map<number, Int32Array>();
   /** Bit 0: some anchor of length 4; bit 1: some anchor of length 8. */
   private long = 0;
   private readonly wide: AhoCorasick | null;
@@ -111,14 +112,17 @@ export class GramScanner {
         lo = ((lo << 7) | p.charCodeAt(k)) & 0xfffffff;
         if (k >= q - 1) out.push(gramHash(lo, hi, q));
       }
-      return out;
+      if (out.length <= MAX_ANCHOR_CHOICES) return out;
+      // Long patterns: a spread sample of positions is enough to find a rare gram (keeps builds fast).
+      const step = out.length / MAX_ANCHOR_CHOICES;
+      return Array.from({ length: MAX_ANCHOR_CHOICES }, (_, k) => out[Math.floor(k * step)]);
     };
     const hashes = new Map<number, number[]>();
     const freq = new Map<number, number>();
     for (const i of ascii) {
       const hs = gramHashes(patterns[i]);
       hashes.set(i, hs);
-      for (const g of new Set(hs)) freq.set(g, (freq.get(g) ?? 0) + 1);
+      for (const g of hs) freq.set(g, (freq.get(g) ?? 0) + 1);
     }
     const anchors: Array<[number, number, number]> = []; // pattern, hash, end offset
     for (const i of ascii) {
@@ -127,13 +131,14 @@ export class GramScanner {
       const hs = hashes.get(i) as number[];
       let best = 0;
       for (let at = 1; at < hs.length; at++) if ((freq.get(hs[at]) as number) < (freq.get(hs[best]) as number)) best = at;
-      const end = best + q - 1;
+      const grams = p.length - q + 1;
+      const end = (grams > MAX_ANCHOR_CHOICES ? Math.floor(best * (grams / MAX_ANCHOR_CHOICES)) : best) + q - 1;
       const [lo, hi] = windows(p, end);
       if (q <= 2) {
         // Whole-pattern anchors of one or two characters: direct tables, no hashing.
         const key = q === 1 ? p.charCodeAt(0) : (p.charCodeAt(0) << 7) | p.charCodeAt(1);
-        const table = q === 1 ? this.singles : this.doubles;
-        table[key] = Int32Array.from([...(table[key] ?? []), i]);
+        if (q === 1) this.singles[key] = Int32Array.from([...(this.singles[key] ?? []), i]);
+        else this.doubles.set(key, Int32Array.from([...(this.doubles.get(key) ?? []), i]));
       } else anchors.push([i, gramHash(lo, hi, q), end]);
       if (q >= 4) {
         const h = Math.imul(lo, 0x9e3779b1) >>> (32 - PRE_LOG);
@@ -259,7 +264,7 @@ export class GramScanner {
       if ((bits[s >>> 5] & (1 << (s & 31))) !== 0) this.verify(text, i, s, stamp, report);
     }
     if ((flags & 1) !== 0 && i >= 1) {
-      const list = this.doubles[lo & 0x3fff];
+      const list = this.doubles.get(lo & 0x3fff);
       if (list !== undefined) this.verifyList(list, text, i - 1, stamp, report);
     }
     if ((flags & 16) !== 0) {
