@@ -95,3 +95,13 @@ test('correlation and filter documents parse', () => {
   const f = parseRule(`title: F\nlogsource:\n    product: windows\nfilter:\n    rules: any\n    sel:\n        User: admin\n    condition: not sel\n`);
   assert.ok(f.ok && f.rule.kind === 'filter' && f.rule.filter?.rules === 'any');
 });
+
+test('bulk import: parseRules accepts a large stream of small documents, refuses one oversized document', () => {
+  const one = base.replace('title: T', 'title: T\n# ' + 'x'.repeat(200 * 1024));
+  const stream = Array.from({ length: 8 }, () => one).join('---\n');
+  const results = parseRules(stream);
+  assert.equal(results.length, 8);
+  assert.ok(results.every((r) => r.ok));
+  const big = parseRules(base + '---\n' + base.replace('title: T', 'title: T\n# ' + 'x'.repeat(1100 * 1024)));
+  assert.ok(big.length === 1 && !big[0].ok && big[0].kind === 'validation' && /1 MiB/.test(big[0].errors[0].message));
+});

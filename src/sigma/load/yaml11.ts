@@ -7,6 +7,8 @@ import { parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar } from 'yaml
 import type { Document, Node as YamlNode } from 'yaml';
 
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
+/** Limit for a whole multi-document text (bulk import); each document still has MAX_DOCUMENT_BYTES. */
+export const MAX_STREAM_BYTES = 64 * 1024 * 1024;
 const MAX_ALIASES = 50;
 const MAX_NODES = 2_000_000;
 
@@ -112,15 +114,20 @@ function firstLine(message: string): string {
 }
 
 /** Parse every document of a YAML text. */
-export function loadYaml(source: string): YamlLoadResult {
-  if (Buffer.byteLength(source, 'utf8') > MAX_DOCUMENT_BYTES) {
-    return { ok: false, kind: 'size', message: `document is larger than ${MAX_DOCUMENT_BYTES} bytes (1 MiB)` };
+export function loadYaml(source: string, maxBytes = MAX_DOCUMENT_BYTES): YamlLoadResult {
+  if (Buffer.byteLength(source, 'utf8') > maxBytes) {
+    const what = maxBytes === MAX_DOCUMENT_BYTES ? 'document' : 'text';
+    return { ok: false, kind: 'size', message: `${what} is larger than ${maxBytes} bytes (${maxBytes / 1024 / 1024} MiB)` };
   }
   try {
     const docs = parseAllDocuments(source, { schema: 'failsafe', uniqueKeys: true, prettyErrors: true });
     if (!Array.isArray(docs)) return { ok: false, kind: 'yaml', message: 'not a YAML document stream' };
     const out: YamlValue[] = [];
     for (const doc of docs) {
+      const [start, , end] = doc.range;
+      if (end - start > MAX_DOCUMENT_BYTES && Buffer.byteLength(source.slice(start, end), 'utf8') > MAX_DOCUMENT_BYTES) {
+        return { ok: false, kind: 'size', message: `document is larger than ${MAX_DOCUMENT_BYTES} bytes (1 MiB)` };
+      }
       const err = doc.errors[0];
       if (err) {
         const pos = err.linePos?.[0];
