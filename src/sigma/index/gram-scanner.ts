@@ -32,12 +32,6 @@ function caseVariants(c: number): number[] {
   return c >= 97 && c <= 122 ? [c, c - 32] : [c];
 }
 
-/** Folded code of text[i] as the grams see it: ASCII lowercased, anything else 0x7f. */
-function foldAt(text: string, i: number): number {
-  const c = text.charCodeAt(i);
-  return c >= 128 ? 0x7f : c >= 65 && c <= 90 ? c + 32 : c;
-}
-
 /** Anchor length of a pattern: 8 for long patterns, 4 for medium ones, the whole pattern when shorter. */
 function anchorLength(n: number): number {
   return n >= 8 ? 8 : n >= 4 ? 4 : n;
@@ -222,9 +216,10 @@ export class GramScanner {
     const n = text.length;
     const pairs = this.pairs;
     const pre = this.pre;
-    const long = this.long !== 0;
+    const longFlags = this.long << 2;
     let prev = 0;
     let lo = 0;
+    let hi = 0;
     for (let i = 0; i < n; i++) {
       let c = text.charCodeAt(i);
       if (c >= 128) {
@@ -233,25 +228,23 @@ export class GramScanner {
       }
       const short = pairs[(prev << 7) | c];
       prev = c;
-      if (long) {
-        lo = ((lo << 7) | FOLD[c]) & 0xfffffff;
+      hi = ((hi << 7) | (lo >>> 21)) & 0xfffffff;
+      lo = ((lo << 7) | FOLD[c]) & 0xfffffff;
+      let flags = short;
+      if (longFlags !== 0 && i >= 3) {
         const h = Math.imul(lo, 0x9e3779b1) >>> (32 - PRE_LOG);
-        if (i >= 3 && (pre[h >>> 5] & (1 << (h & 31))) !== 0) this.probe(text, i, this.long << 2, stamp, report);
+        if ((pre[h >>> 5] & (1 << (h & 31))) !== 0) flags |= longFlags;
       }
-      if (short !== 0) this.probe(text, i, short, stamp, report);
+      if (flags !== 0) this.probe(text, i, flags, lo, hi, stamp, report);
     }
     return true;
   }
 
-  /** Some anchor may end at text[i]: hash the candidate grams ending there and verify bitmap hits. */
-  private probe(text: string, i: number, flags: number, stamp: number, report: (pattern: number) => void): void {
+  /** Some anchor may end at text[i] (lo/hi: the last 4 and the 4 previous folded characters). */
+  private probe(text: string, i: number, flags: number, lo: number, hi: number, stamp: number, report: (pattern: number) => void): void {
     const bits = this.bits;
     const shift = this.shift;
-    let lo = 0;
-    for (let k = Math.max(0, i - 3); k <= i; k++) lo = (lo << 7) | foldAt(text, k);
     if ((flags & 8) !== 0 && i >= 7) {
-      let hi = 0;
-      for (let k = i - 7; k <= i - 4; k++) hi = (hi << 7) | foldAt(text, k);
       const s = Math.imul(Math.imul(hi, 0x85ebca6b) ^ lo, 0x9e3779b1) >>> shift;
       if ((bits[s >>> 5] & (1 << (s & 31))) !== 0) this.verify(text, i, s, stamp, report);
     }
