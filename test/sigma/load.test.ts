@@ -105,3 +105,14 @@ test('bulk import: parseRules accepts a large stream of small documents, refuses
   const big = parseRules(base + '---\n' + base.replace('title: T', 'title: T\n# ' + 'x'.repeat(1100 * 1024)));
   assert.ok(big.length === 1 && !big[0].ok && big[0].kind === 'validation' && /1 MiB/.test(big[0].errors[0].message));
 });
+
+test('a __proto__ key is an ordinary field, never a prototype', () => {
+  const r = parseRule(base.replace('A: x', "__proto__: x\n        B: y").replace('level: high', 'level: high\n__proto__:\n    level: low'));
+  assert.ok(r.ok, JSON.stringify(r));
+  if (!r.ok) return;
+  const sel = r.rule.detection.sel as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(sel), Object.prototype);
+  assert.deepEqual(Object.keys(sel), ['__proto__', 'B']);
+  assert.equal(Object.getPrototypeOf(r.rule.raw), Object.prototype);
+  assert.equal(r.rule.level, 'high');
+});

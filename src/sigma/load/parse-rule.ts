@@ -14,8 +14,8 @@ function isMap(v: unknown): v is Record<string, YamlValue> {
 function deepMerge(rule: Record<string, YamlValue>, global: Record<string, YamlValue>): Record<string, YamlValue> {
   const out: Record<string, YamlValue> = { ...rule };
   for (const [k, v] of Object.entries(global)) {
-    const cur = out[k];
-    out[k] = isMap(cur) && isMap(v) ? deepMerge(cur, v) : v;
+    const cur = Object.prototype.hasOwnProperty.call(out, k) ? out[k] : undefined;
+    Object.defineProperty(out, k, { value: isMap(cur) && isMap(v) ? deepMerge(cur, v) : v, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -51,7 +51,7 @@ function isResult(x: unknown): x is ParseResult {
   return isMap(x) && typeof (x as { ok?: unknown }).ok === 'boolean' && 'kind' in (x as object);
 }
 
-/** Parse a multi-document YAML text (up to 64 MiB, each document up to 1 MiB) into one result per rule. */
+/** Parse a multi-document YAML text (up to 16 MiB, each document up to 1 MiB) into one result per rule. */
 export function parseRules(yaml: string): ParseResult[] {
   return parseStream(yaml, MAX_STREAM_BYTES);
 }

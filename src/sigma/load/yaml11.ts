@@ -8,7 +8,7 @@ import type { Document, Node as YamlNode } from 'yaml';
 
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 /** Limit for a whole multi-document text (bulk import); each document still has MAX_DOCUMENT_BYTES. */
-export const MAX_STREAM_BYTES = 64 * 1024 * 1024;
+export const MAX_STREAM_BYTES = 16 * 1024 * 1024;
 const MAX_ALIASES = 50;
 const MAX_NODES = 2_000_000;
 
@@ -96,14 +96,15 @@ function convert(node: unknown, doc: Document, budget: Budget): YamlValue {
     return value;
   }
   if (isMap(node)) {
-    const out: Record<string, YamlValue> = Object.create(null) as Record<string, YamlValue>;
+    const out: Record<string, YamlValue> = {};
     for (const pair of node.items) {
       const key = convert(pair.key as YamlNode, doc, budget);
       const keyText = key === null ? '' : typeof key === 'object' ? JSON.stringify(key) : String(key);
       if (Object.prototype.hasOwnProperty.call(out, keyText)) throw new LoadError(`duplicate key "${keyText}"`);
-      out[keyText] = convert(pair.value as YamlNode, doc, budget);
+      // defineProperty: a key such as `__proto__` stays an ordinary own property (no prototype change).
+      Object.defineProperty(out, keyText, { value: convert(pair.value as YamlNode, doc, budget), enumerable: true, writable: true, configurable: true });
     }
-    return Object.assign({}, out);
+    return out;
   }
   if (isSeq(node)) return node.items.map((item) => convert(item as YamlNode, doc, budget));
   return null;
