@@ -1,7 +1,7 @@
 // Per-field posting lists of the candidate index: exact values (a Map), substrings (a q-gram scanner with
-// an Aho-Corasick fallback, rebuilt lazily, per field, when its postings changed) and presence. A posting is an integer
-// `slot * 4 + clause` naming one clause of one rule. Promises: `add`/`remove` are O(postings touched)
-// and never rebuild anything; the automaton is rebuilt at most once per change, on the next scan.
+// an Aho-Corasick fallback for non-ASCII patterns) and presence. A posting is an integer `slot * 4 + clause`
+// naming one clause of one rule. Promises: `add`/`remove` are O(postings touched) and never rebuild
+// anything; a field's scanner is rebuilt at most once per change, when it is next needed.
 import { GramScanner } from './gram-scanner.js';
 
 export type Postings = number[];

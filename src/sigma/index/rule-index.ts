@@ -5,11 +5,12 @@
 // candidates(e); hence match(e) returns exactly the keys whose rule matches e, as evaluating every rule
 // would. It rests on witness.ts (every clause of a rule's requirement holds whenever the rule matches) and
 // event-walk.ts (every value an accessor can find is visited under the field's canonical name); a rule is a
-// candidate when each of its (at most 4) clauses has at least one atom that fired. Rules without a usable
+// candidate when each of its (at most 3) clauses has at least one atom that fired (exact values through a
+// Map, substrings through a per-field scanner, presence through a list). Rules without a usable
 // requirement are evaluated always; rules that can never match are never evaluated.
 //
-// Incrementality: add/remove touch only the rule's own postings; a field's substring automaton is rebuilt
-// lazily on the next event that needs it, and only if that field's patterns changed.
+// Incrementality: add/remove touch only the rule's own postings; a field's substring scanner is rebuilt
+// lazily on the next event that needs it (or by prepare()), and only if that field's patterns changed.
 import type { CompiledRule } from '../compile/matcher.js';
 import { asString } from '../compile/value-tests.js';
 import { canonicalField, walkEvent } from './event-walk.js';
