@@ -14,6 +14,11 @@ import type { ConditionScalar, LogsourceCondition, Pipeline } from './pipeline/p
 import type { FieldError, ParsedDetection, SearchNode, SigmaRule } from './rule.js';
 
 const MAX_PLACEHOLDER_VARIANTS = 10_000;
+
+/** Own-property lookup (field and placeholder names come from rules: `__proto__` must not hit Object.prototype). */
+function own<T>(map: Record<string, T>, key: string): T | undefined {
+  return Object.prototype.hasOwnProperty.call(map, key) ? map[key] : undefined;
+}
 /** Per-rule work limit: a rule lowering to more field predicates than this is refused. */
 export const MAX_PREDICATES = 50_000;
 
@@ -26,7 +31,7 @@ class Lowering {
   ) {}
 
   fields(field: string, path: string): string[] | null {
-    const renamed = this.renames[field] ?? field;
+    const renamed = own(this.renames, field) ?? field;
     const mapped = Object.prototype.hasOwnProperty.call(this.scoped, renamed) ? this.scoped[renamed] : mapField(this.pipeline, renamed);
     if (!mapped) {
       this.errors.push({ field: path, message: `field '${field}' is not mapped by pipeline '${this.pipeline.name}'` });
@@ -47,7 +52,7 @@ class Lowering {
         });
         continue;
       }
-      const values = this.pipeline.vars[p.placeholder];
+      const values = own(this.pipeline.vars, p.placeholder);
       if (!values) {
         if (this.pipeline.unresolvedPlaceholders === 'wildcard') {
           variants = variants.map((v) => [...v, ANY]);

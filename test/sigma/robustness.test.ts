@@ -70,3 +70,16 @@ test('random mutations of corpus rules never throw', () => {
   }
   assert.ok(refused > 50);
 });
+
+test('__proto__ / constructor as field and placeholder names', () => {
+  for (const key of ['__proto__', 'constructor', 'toString']) {
+    const text = `title: T\nlogsource:\n    category: process_creation\n    product: windows\nlevel: low\ndetection:\n    sel:\n        ${key}: x\n        B|expand: '%${key}%'\n    condition: sel\n`;
+    const r = parseRule(text);
+    assert.ok(r.ok, JSON.stringify(r));
+    if (!r.ok) continue;
+    for (const p of ['sigma-native', 'windows-thor', 'ecs-windows']) {
+      const c = compileRule(r.rule, getPreset(p));
+      assert.ok(!c.ok && /placeholder/.test(c.errors[0].message), `${key} ${p}`);
+    }
+  }
+});
