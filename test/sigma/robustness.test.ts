@@ -83,3 +83,14 @@ test('__proto__ / constructor as field and placeholder names', () => {
     }
   }
 });
+
+test('explain reports fields named __proto__ / constructor as plain keys', async () => {
+  const { compile } = await import('./helpers.js');
+  const m = compile(`sel:\n    __proto__: x\n    constructor: y\ncondition: sel`);
+  const ev = JSON.parse('{"__proto__": "x", "constructor": "y"}') as object;
+  const ex = m.explain(ev);
+  assert.equal(ex.matched, true);
+  const values = ex.matchedConditions[0].sel;
+  assert.deepEqual(Object.keys(values), ['__proto__', 'constructor']);
+  assert.equal(Object.getPrototypeOf(values), Object.prototype);
+});

@@ -309,7 +309,9 @@ export function compileIR(ir: IRNode): { ok: true; matcher: CompiledRule } | { o
       const values: Record<string, unknown> = {};
       for (const m of matches) {
         const hit = explainer.finders.get(m)?.(event);
-        if (hit && !(hit[0] in values)) values[hit[0]] = hit[1];
+        if (hit && !Object.prototype.hasOwnProperty.call(values, hit[0])) {
+          Object.defineProperty(values, hit[0], { value: hit[1], enumerable: true, writable: true, configurable: true });
+        }
       }
       matchedConditions.push({ [name]: values });
     }
