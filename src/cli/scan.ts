@@ -112,7 +112,12 @@ class BufferedOutput {
     }
     const chunk = this.buf;
     this.buf = '';
-    if (!this.out.write(chunk)) await Promise.race([once(this.out, 'drain'), once(this.out, 'error')]);
+    if (this.out.write(chunk)) return;
+    try {
+      await once(this.out, 'drain'); // rejects if the stream fails meanwhile (e.g. EPIPE)
+    } catch {
+      this.closed = true;
+    }
   }
 }
 

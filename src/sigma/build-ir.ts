@@ -15,16 +15,24 @@ import type { FieldError, ParsedDetection, SearchNode, SigmaRule } from './rule.
 
 const MAX_PLACEHOLDER_VARIANTS = 10_000;
 
+/** Own-property lookup (field and placeholder names come from rules: `__proto__` must not hit Object.prototype). */
+function own<T>(map: Record<string, T>, key: string): T | undefined {
+  return Object.prototype.hasOwnProperty.call(map, key) ? map[key] : undefined;
+}
+/** Per-rule work limit: a rule lowering to more field predicates than this is refused. */
+export const MAX_PREDICATES = 50_000;
+
 class Lowering {
   errors: FieldError[] = [];
   constructor(
     private readonly pipeline: Pipeline,
     private readonly renames: Record<string, string>,
+    private readonly scoped: Record<string, string[]> = {},
   ) {}
 
   fields(field: string, path: string): string[] | null {
-    const renamed = this.renames[field] ?? field;
-    const mapped = mapField(this.pipeline, renamed);
+    const renamed = own(this.renames, field) ?? field;
+    const mapped = Object.prototype.hasOwnProperty.call(this.scoped, renamed) ? this.scoped[renamed] : mapField(this.pipeline, renamed);
     if (!mapped) {
       this.errors.push({ field: path, message: `field '${field}' is not mapped by pipeline '${this.pipeline.name}'` });
       return null;
@@ -44,7 +52,7 @@ class Lowering {
         });
         continue;
       }
-      const values = this.pipeline.vars[p.placeholder];
+      const values = own(this.pipeline.vars, p.placeholder);
       if (!values) {
         if (this.pipeline.unresolvedPlaceholders === 'wildcard') {
           variants = variants.map((v) => [...v, ANY]);
@@ -73,8 +81,13 @@ class Lowering {
     return variants as StrPart[][];
   }
 
+  predicates = 0;
+
   leaf(leaf: ValueLeaf, fields: string[] | null, path: string): IRNode {
-    const match = (test: Test): IRNode => ({ t: 'match', fields, test });
+    const match = (test: Test): IRNode => {
+      this.predicates++;
+      return { t: 'match', fields, test };
+    };
     const keyword = fields === null;
     switch (leaf.t) {
       case 'str': {
@@ -215,14 +228,22 @@ export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: AppliedFilte
     groups.set(k, [...(groups.get(k) ?? []), l]);
   }
   if (groups.size === 0) groups.set(renameKey(undefined), []);
+  const scoped: Record<string, string[]> = {};
+  for (const m of pipeline.scopedFieldMappings ?? []) {
+    if (logsourceApplies(m.logsource, rule.logsource)) Object.assign(scoped, m.mappings);
+  }
   const errors: FieldError[] = [];
   const alternatives: IRNode[] = [];
   for (const alts of groups.values()) {
-    const low = new Lowering(pipeline, alts[0]?.renames ?? {});
+    const low = new Lowering(pipeline, alts[0]?.renames ?? {}, scoped);
     const body = and([low.detection(det), ...extra.map((f) => low.detection(f.detection, f.prefix))]);
     const conds = alts.length ? or(alts.map((a) => low.logsourceConditions(a.conditions))) : ({ t: 'const', v: true } as IRNode);
     alternatives.push(and([conds, body]));
     for (const e of low.errors) if (!errors.some((x) => x.field === e.field && x.message === e.message)) errors.push(e);
+    if (low.predicates > MAX_PREDICATES) {
+      errors.push({ field: 'detection', message: `the rule expands to ${low.predicates} value tests (limit ${MAX_PREDICATES})` });
+      break;
+    }
   }
   return { ir: or(alternatives), errors };
 }

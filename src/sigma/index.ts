@@ -18,5 +18,8 @@ export { requirementOf } from './index/witness.js';
 export type { Atom, Clause, Requirement } from './index/witness.js';
 export { buildCatalog } from './scan/rule-catalog.js';
 export type { RuleCatalog, CatalogRule, RejectedRule, RuleSource } from './scan/rule-catalog.js';
+export { compileDsl } from './opensearch/compile-dsl.js';
+export type { Dsl, DslOptions, DslResult } from './opensearch/compile-dsl.js';
+export { flattenWindowsEvent } from './windows-event.js';
 export { makeAccessor } from './compile/field-access.js';
 export type { Accessor } from './compile/field-access.js';

@@ -114,3 +114,18 @@ test('usage errors exit 2 with a clear message', async () => {
     assert.match(r.stderr, msg);
   }
 });
+
+test('a reader that goes away (EPIPE) ends the scan quietly with exit 0', async () => {
+  const rule = join(tmp, 'every.yml');
+  writeFileSync(rule, "title: Every\nlogsource: {product: windows}\nlevel: low\ndetection:\n  sel:\n    Image|contains: 'x'\n  condition: sel\n");
+  const file = join(tmp, 'many.ndjson');
+  writeFileSync(file, `${JSON.stringify({ Image: 'x'.repeat(2000) })}\n`.repeat(20000));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', RUNNER, 'scan', '--rules', rule, '--events', file], { cwd: repoRoot });
+    p.stdout.once('data', () => p.stdout.destroy());
+    p.stderr.resume();
+    p.on('error', reject);
+    p.on('close', resolve);
+  });
+  assert.equal(code, 0);
+});

@@ -20,6 +20,7 @@ test('PyYAML 1.1 plain scalar resolution', () => {
   assert.equal(resolvePlainScalar('~'), null);
   assert.equal(resolvePlainScalar('2024-01-02'), '2024-01-02');
   assert.equal(resolvePlainScalar('12345678901234567890'), '12345678901234567890');
+  assert.equal(resolvePlainScalar('0x8000000000000000'), '9223372036854775808');
 });
 
 test('quoted scalars stay strings', () => {
@@ -93,4 +94,25 @@ test('correlation and filter documents parse', () => {
   assert.ok(!bad.ok && bad.kind === 'validation' && bad.errors.some((e) => e.field === 'correlation.timespan'));
   const f = parseRule(`title: F\nlogsource:\n    product: windows\nfilter:\n    rules: any\n    sel:\n        User: admin\n    condition: not sel\n`);
   assert.ok(f.ok && f.rule.kind === 'filter' && f.rule.filter?.rules === 'any');
+});
+
+test('bulk import: parseRules accepts a large stream of small documents, refuses one oversized document', () => {
+  const one = base.replace('title: T', 'title: T\n# ' + 'x'.repeat(200 * 1024));
+  const stream = Array.from({ length: 8 }, () => one).join('---\n');
+  const results = parseRules(stream);
+  assert.equal(results.length, 8);
+  assert.ok(results.every((r) => r.ok));
+  const big = parseRules(base + '---\n' + base.replace('title: T', 'title: T\n# ' + 'x'.repeat(1100 * 1024)));
+  assert.ok(big.length === 1 && !big[0].ok && big[0].kind === 'validation' && /1 MiB/.test(big[0].errors[0].message));
+});
+
+test('a __proto__ key is an ordinary field, never a prototype', () => {
+  const r = parseRule(base.replace('A: x', "__proto__: x\n        B: y").replace('level: high', 'level: high\n__proto__:\n    level: low'));
+  assert.ok(r.ok, JSON.stringify(r));
+  if (!r.ok) return;
+  const sel = r.rule.detection.sel as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(sel), Object.prototype);
+  assert.deepEqual(Object.keys(sel), ['__proto__', 'B']);
+  assert.equal(Object.getPrototypeOf(r.rule.raw), Object.prototype);
+  assert.equal(r.rule.level, 'high');
 });

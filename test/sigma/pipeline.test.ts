@@ -66,3 +66,12 @@ test('explain: matched selections with the field values that satisfied them', ()
   assert.deepEqual(m.explain({ ...ev, User: 'system' }).matched, false);
   assert.deepEqual(m.explain({}), { matched: false, matchedConditions: [] });
 });
+
+test('ecs-windows: log-source-scoped mappings (image_load → file.pe.*, powershell-classic CommandLine)', () => {
+  const il = compile(`sel:\n    OriginalFileName: x.dll\ncondition: sel`, getPreset('ecs-windows'), 'category: image_load\n    product: windows');
+  assert.equal(il.match({ event: { code: 7 }, winlog: { channel: 'Microsoft-Windows-Sysmon/Operational' }, file: { pe: { original_file_name: 'X.dll' } } }), true);
+  const pc = compile(`sel:\n    OriginalFileName: x.exe\ncondition: sel`, getPreset('ecs-windows'), 'category: process_creation\n    product: windows');
+  assert.equal(pc.match({ event: { code: 1 }, winlog: { channel: 'Microsoft-Windows-Sysmon/Operational' }, process: { pe: { original_file_name: 'x.exe' } } }), true);
+  const ps = compile(`sel:\n    CommandLine|contains: iex\ncondition: sel`, getPreset('ecs-windows'), 'product: windows\n    service: powershell-classic');
+  assert.equal(ps.match({ winlog: { channel: 'Windows PowerShell' }, powershell: { command: { value: 'IEX (x)' } } }), true);
+});

@@ -39,3 +39,10 @@ test('inline (?i) / (?s) flags become flags; unsupported (?x) is refused', () =>
   assert.ok(r.ok && r.regex.test('A\nB'));
   assert.equal(compileSafeRegex({ source: '(?x)a b', i: false, m: false, s: false }).ok, false);
 });
+
+test('per-rule work limits: windash positions and total value tests', async () => {
+  const { problems } = await import('./helpers.js');
+  assert.match(problems(`sel:\n    F|windash: '-a -b -c -d -e -f -g'\ncondition: sel`)[0].message, /too many dash positions/);
+  const many = Array.from({ length: 60_000 }, (_, i) => `v${i}`).join(',');
+  assert.match(problems(`sel:\n    F: [${many}]\ncondition: sel`)[0].message, /limit 50000/);
+});

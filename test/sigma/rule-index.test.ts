@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { RuleIndex, compileRule, getPreset, parseRule } from '../../src/sigma/index.js';
 import type { CompiledRule } from '../../src/sigma/index.js';
 import { AhoCorasick } from '../../src/sigma/index/aho-corasick.js';
+import { GramScanner } from '../../src/sigma/index/gram-scanner.js';
 import { corpusRules, prng, regressionEvents, variant } from './index-helpers.js';
 
 function naive(rules: Array<[string, CompiledRule]>, event: object): string[] {
@@ -36,11 +37,11 @@ function differential(preset: string, variantsPerEvent: number, seed: number): v
 }
 
 test('match equals evaluating every rule (sigma-native, corpus × regression events + variants)', () => {
-  differential('sigma-native', 4, 1);
+  differential('sigma-native', 2, 1);
 });
 
 test('match equals evaluating every rule (windows-thor, logsource conditions)', () => {
-  differential('windows-thor', 2, 2);
+  differential('windows-thor', 1, 2);
 });
 
 function compile(yaml: string): CompiledRule {
@@ -123,14 +124,15 @@ test('random add/remove sequences agree with a plain map of rules', () => {
   assert.equal(index.size, live.size);
 });
 
-test('Aho-Corasick finds every pattern occurrence (brute force comparison, thousands of patterns, non-ASCII)', () => {
+for (const [name, Scanner] of [['Aho-Corasick', AhoCorasick], ['q-gram scanner', GramScanner]] as const) {
+test(`${name} finds every pattern occurrence (brute force comparison, thousands of patterns, non-ASCII)`, () => {
   const rnd = prng(3);
-  const alphabet = 'abAB\\.é🙂Σσ';
+  const alphabet = 'abAB\\.é🙂ΣσİK\u212a';
   const word = (n: number): string => Array.from({ length: n }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join('');
-  const patterns = [...new Set(Array.from({ length: 4000 }, () => word(1 + Math.floor(rnd() * 6)).toLowerCase()))];
-  const ac = new AhoCorasick(patterns);
-  for (let t = 0; t < 300; t++) {
-    const text = word(Math.floor(rnd() * 40));
+  const patterns = [...new Set(Array.from({ length: 4000 }, () => word(1 + Math.floor(rnd() * 12)).toLowerCase()))];
+  const ac = new Scanner(patterns);
+  for (let t = 0; t < 600; t++) {
+    const text = t % 2 ? word(Math.floor(rnd() * 60)) : word(Math.floor(rnd() * 60)).replace(/[^abAB.\\]/g, 'x');
     const got = new Set<number>();
     ac.scan(text, t, (p) => got.add(p));
     const lower = text.toLowerCase();
@@ -138,3 +140,4 @@ test('Aho-Corasick finds every pattern occurrence (brute force comparison, thous
     assert.deepEqual([...got].sort(), [...want].sort(), text);
   }
 });
+}

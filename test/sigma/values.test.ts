@@ -111,3 +111,14 @@ test('fields: flat dotted keys, nested paths, mixed, arrays, spaces stripped', (
   assert.equal(sp.match({ 'Threat Name': 'x' }), true);
   assert.equal(sp.match({ ThreatName: 'x' }), true, 'both sides compare with spaces removed');
 });
+
+test('large OR lists of substrings (automaton path) match like small ones, incl. non-ASCII', () => {
+  const values = Array.from({ length: 40 }, (_, i) => `'needle${i}x'`).concat(["'\u{1F600}smile'", "'ÄRGER'"]);
+  const m = compile(`sel:\n    F|contains:\n${values.map((v) => `        - ${v}`).join('\n')}\ncondition: sel`);
+  assert.equal(m.match({ F: 'aaa NEEDLE17X bbb' }), true);
+  assert.equal(m.match({ F: 'aaa needle17 bbb' }), false);
+  assert.equal(m.match({ F: 'x \u{1F600}SMILE y' }), true);
+  assert.equal(m.match({ F: 'großer ärger' }), true);
+  assert.equal(m.match({ F: ['no', 'needle39x'] }), true);
+  assert.equal(m.match({ F: 12 }), false);
+});

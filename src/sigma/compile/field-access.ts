@@ -12,7 +12,12 @@ export interface Accessor {
 const NO_SPACED = new Map<string, string>();
 const spacedIndex = new WeakMap<object, Map<string, string>>();
 
+let lastNode: object | null = null;
+let lastIndex: Map<string, string> = NO_SPACED;
+
 function spaced(node: Record<string, unknown>): Map<string, string> {
+  // Rules are evaluated one after another on the same event: a one-entry cache avoids most WeakMap lookups.
+  if (node === lastNode) return lastIndex;
   let idx = spacedIndex.get(node);
   if (!idx) {
     idx = NO_SPACED;
@@ -24,6 +29,8 @@ function spaced(node: Record<string, unknown>): Map<string, string> {
     }
     spacedIndex.set(node, idx);
   }
+  lastNode = node;
+  lastIndex = idx;
   return idx;
 }
 

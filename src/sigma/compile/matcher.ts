@@ -7,10 +7,14 @@ import type { Accessor } from './field-access.js';
 import { asString, compileValueTest } from './value-tests.js';
 import type { ValueTest } from './value-tests.js';
 import { compileString, lower, shapeOf } from './string-match.js';
+import { AhoCorasick } from '../index/aho-corasick.js';
 import type { IRNode, Test } from '../ir.js';
 import type { FieldError } from '../rule.js';
 
 export type Pred = (event: unknown) => boolean;
+
+/** Fused OR groups with at least this many case-insensitive substrings use an automaton. */
+const AUTOMATON_THRESHOLD = 32;
 type Finder = (event: unknown) => [string, unknown] | null;
 
 export interface Explanation {
@@ -36,7 +40,11 @@ function accessor(path: string): Accessor {
 
 class Compiler {
   errors: FieldError[] = [];
-  finders = new Map<IRNode, Finder>();
+  /** Value finders for explain; only the explain compiler records them (the hot path does not pay). */
+  readonly finders: Map<IRNode, Finder>;
+  constructor(explaining: boolean) {
+    this.finders = explaining ? new Map() : new NoFinders();
+  }
 
   matchNode(node: Extract<IRNode, { t: 'match' }>): Pred {
     const { fields, test } = node;
@@ -142,7 +150,7 @@ class Compiler {
       else if (shape.kind === 'contains') contains.push(lit);
       else if (shape.kind === 'any') any = true;
       else others.push(compileString(t.parts, cased));
-      const single = compileValueTest(t);
+      const single = this.finders instanceof NoFinders ? { ok: false as const } : compileValueTest(t);
       if (single.ok && fields === null) {
         const fn = single.fn;
         this.finders.set(n, (e) => {
@@ -160,10 +168,25 @@ class Compiler {
         });
       }
     }
+    // Large case-insensitive substring lists (hash lists, emoji lists) run as one Aho-Corasick pass.
+    let automaton: AhoCorasick | null = null;
+    let acHit = false;
+    let stamp = 0;
+    const report = (): void => {
+      acHit = true;
+    };
+    if (!cased && contains.length >= AUTOMATON_THRESHOLD) {
+      automaton = new AhoCorasick(contains.splice(0));
+    }
     const test: ValueTest = (v) => {
       const raw = typeof v === 'string' ? v : asString(v);
       if (raw === undefined) return false;
       if (any) return true;
+      if (automaton) {
+        acHit = false;
+        automaton.scan(raw, ++stamp, report);
+        if (acHit) return true;
+      }
       const s = cased ? raw : lower(raw);
       if (eq.has(s)) return true;
       for (let i = 0; i < prefixes.length; i++) if (s.startsWith(prefixes[i])) return true;
@@ -238,6 +261,13 @@ class Compiler {
   }
 }
 
+/** A finder map that records nothing (the matching compiler never explains). */
+class NoFinders extends Map<IRNode, Finder> {
+  override set(): this {
+    return this;
+  }
+}
+
 function collectSelections(node: IRNode, out: Map<string, IRNode>): void {
   if (node.t === 'sel') {
     if (!out.has(node.name)) out.set(node.name, node);
@@ -255,7 +285,7 @@ function collectMatches(node: IRNode, out: IRNode[]): void {
 
 /** Compile IR into a matcher. Errors (e.g. a regex refused as unsafe) are returned, not thrown. */
 export function compileIR(ir: IRNode): { ok: true; matcher: CompiledRule } | { ok: false; errors: FieldError[] } {
-  const c = new Compiler();
+  const c = new Compiler(false);
   const root = c.node(ir);
   if (c.errors.length) return { ok: false, errors: c.errors };
   let explainer: { sels: Array<[string, Pred, IRNode[]]>; finders: Map<IRNode, Finder> } | null = null;
@@ -263,7 +293,7 @@ export function compileIR(ir: IRNode): { ok: true; matcher: CompiledRule } | { o
     if (!explainer) {
       const sels = new Map<string, IRNode>();
       collectSelections(ir, sels);
-      const ec = new Compiler();
+      const ec = new Compiler(true);
       const list: Array<[string, Pred, IRNode[]]> = [];
       for (const [name, node] of sels) {
         const matches: IRNode[] = [];
@@ -279,7 +309,9 @@ export function compileIR(ir: IRNode): { ok: true; matcher: CompiledRule } | { o
       const values: Record<string, unknown> = {};
       for (const m of matches) {
         const hit = explainer.finders.get(m)?.(event);
-        if (hit && !(hit[0] in values)) values[hit[0]] = hit[1];
+        if (hit && !Object.prototype.hasOwnProperty.call(values, hit[0])) {
+          Object.defineProperty(values, hit[0], { value: hit[1], enumerable: true, writable: true, configurable: true });
+        }
       }
       matchedConditions.push({ [name]: values });
     }

@@ -6,10 +6,13 @@ import { ANY, ONE } from '../detection/sigma-string.js';
 import type { StrPart } from '../ir.js';
 
 const LOWER_CACHE_LIMIT = 1024;
+const LOWER_CACHE_MAX_LENGTH = 4096;
 const lowered = new Map<string, string>();
 
-/** Lowercase with a bounded memo: repeated tests on one event value lowercase it once. */
+/** Lowercase with a bounded memo (at most 1,024 strings of ≤ 4 KiB): repeated tests on one event value
+ * lowercase it once. */
 export function lower(s: string): string {
+  if (s.length > LOWER_CACHE_MAX_LENGTH) return s.toLowerCase();
   let l = lowered.get(s);
   if (l === undefined) {
     if (lowered.size >= LOWER_CACHE_LIMIT) lowered.clear();

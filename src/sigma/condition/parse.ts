@@ -44,11 +44,14 @@ export function parseCondition(text: string): ConditionAst {
     }
     throw new ConditionError('the pipe syntax in conditions is deprecated and not supported: use a correlation rule');
   }
+  if (/\b(count|min|max|avg|sum)\s*\(/.test(text)) {
+    throw new ConditionError('aggregations in conditions are not supported: express them as a correlation rule (event_count, value_count, value_sum)');
+  }
   const tokens = tokenize(text);
   let i = 0;
   const peek = (): Token | undefined => tokens[i];
   const fail = (msg: string): never => {
-    throw new ConditionError(msg);
+    throw new ConditionError(`invalid condition: ${msg}`);
   };
 
   const parseOr = (): ConditionAst => {

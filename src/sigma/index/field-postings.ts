@@ -1,8 +1,8 @@
-// Per-field posting lists of the candidate index: exact values (a Map), substrings (an Aho-Corasick
-// automaton rebuilt lazily, per field, when its postings changed) and presence. A posting is an integer
-// `slot * 4 + clause` naming one clause of one rule. Promises: `add`/`remove` are O(postings touched)
-// and never rebuild anything; the automaton is rebuilt at most once per change, on the next scan.
-import { AhoCorasick } from './aho-corasick.js';
+// Per-field posting lists of the candidate index: exact values (a Map), substrings (a q-gram scanner with
+// an Aho-Corasick fallback for non-ASCII patterns) and presence. A posting is an integer `slot * 4 + clause`
+// naming one clause of one rule. Promises: `add`/`remove` are O(postings touched) and never rebuild
+// anything; a field's scanner is rebuilt at most once per change, when it is next needed.
+import { GramScanner } from './gram-scanner.js';
 
 export type Postings = number[];
 
@@ -19,8 +19,9 @@ function removePosting(map: Map<string, Postings>, key: string, posting: number)
 /** Substring patterns with their postings, compiled to an automaton on demand. */
 export class PatternSet {
   readonly patterns = new Map<string, Postings>();
-  private automaton: AhoCorasick | null = null;
-  private payload: Postings[] = [];
+  private automaton: GramScanner | null = null;
+  /** Postings of each pattern of the compiled scanner, by pattern number. */
+  payload: Postings[] = [];
   private dirty = false;
   private extraVersion = -1;
 
@@ -40,17 +41,17 @@ export class PatternSet {
   }
 
   /** Compile (if needed) including extra pattern sets (the keyword patterns that apply to every field). */
-  compiled(extra: PatternSet | null, extraVersion: number): { ac: AhoCorasick; payload: Postings[] } | null {
+  compiled(extra: PatternSet | null, extraVersion: number): GramScanner | null {
     if (this.dirty || this.automaton === null || this.extraVersion !== extraVersion) {
       const merged = new Map<string, Postings>();
       for (const [p, l] of this.patterns) merged.set(p, l);
       if (extra) for (const [p, l] of extra.patterns) merged.set(p, merged.has(p) ? [...(merged.get(p) as Postings), ...l] : l);
       this.payload = [...merged.values()];
-      this.automaton = merged.size ? new AhoCorasick([...merged.keys()]) : null;
+      this.automaton = merged.size ? new GramScanner([...merged.keys()]) : null;
       this.dirty = false;
       this.extraVersion = extraVersion;
     }
-    return this.automaton ? { ac: this.automaton, payload: this.payload } : null;
+    return this.automaton;
   }
 
   /** Whether `compiled` would rebuild (exposed for tests of incrementality). */
@@ -61,11 +62,32 @@ export class PatternSet {
 
 export class FieldPostings {
   readonly exact = new Map<string, Postings>();
+  /** Number of exact values of each length (index 256: 256 or longer), and an upper bound of the longest. */
+  private readonly lengths = new Int32Array(257);
+  private longest = -1;
+
+  addExact(value: string, posting: number): void {
+    const list = this.exact.get(value);
+    if (list) list.push(posting);
+    else {
+      this.exact.set(value, [posting]);
+      this.lengths[Math.min(value.length, 256)]++;
+      if (value.length > this.longest) this.longest = value.length;
+    }
+  }
+
+  /** False when no exact value can equal s.toLowerCase() (lowercasing never shortens a string and only
+   * U+0130 lengthens it), so the caller can skip lowercasing and hashing the value. */
+  mayHaveExact(s: string): boolean {
+    const n = s.length;
+    if (n > this.longest) return false;
+    return this.lengths[Math.min(n, 256)] > 0 || n >= 256 || s.indexOf('\u0130') !== -1;
+  }
   readonly subs = new PatternSet();
   present: Postings = [];
 
   removeExact(value: string, posting: number): void {
-    removePosting(this.exact, value, posting);
+    if (removePosting(this.exact, value, posting) && !this.exact.has(value)) this.lengths[Math.min(value.length, 256)]--;
   }
 
   removePresent(posting: number): void {

@@ -5,11 +5,12 @@
 // candidates(e); hence match(e) returns exactly the keys whose rule matches e, as evaluating every rule
 // would. It rests on witness.ts (every clause of a rule's requirement holds whenever the rule matches) and
 // event-walk.ts (every value an accessor can find is visited under the field's canonical name); a rule is a
-// candidate when each of its (at most 4) clauses has at least one atom that fired. Rules without a usable
+// candidate when each of its (at most 3) clauses has at least one atom that fired (exact values through a
+// Map, substrings through a per-field scanner, presence through a list). Rules without a usable
 // requirement are evaluated always; rules that can never match are never evaluated.
 //
-// Incrementality: add/remove touch only the rule's own postings; a field's substring automaton is rebuilt
-// lazily on the next event that needs it, and only if that field's patterns changed.
+// Incrementality: add/remove touch only the rule's own postings; a field's substring scanner is rebuilt
+// lazily on the next event that needs it (or by prepare()), and only if that field's patterns changed.
 import type { CompiledRule } from '../compile/matcher.js';
 import { asString } from '../compile/value-tests.js';
 import { canonicalField, walkEvent } from './event-walk.js';
@@ -127,6 +128,12 @@ export class RuleIndex<K = string> {
     return out;
   }
 
+  /** Build every scanner that is out of date now rather than on the next event that needs it. */
+  prepare(): void {
+    for (const f of this.fields.values()) if (f.subs.size) f.subs.compiled(this.anySubs, this.anyVersion);
+    if (this.anySubs.size) this.anySubs.compiled(null, this.anyVersion);
+  }
+
   stats(): RuleIndexStats {
     let never = 0;
     let exactValues = 0;
@@ -170,11 +177,8 @@ export class RuleIndex<K = string> {
       if (add) fp.present.push(posting);
       else fp.removePresent(posting);
     } else if (atom.kind === 'exact') {
-      if (add) {
-        const list = fp.exact.get(atom.value);
-        if (list) list.push(posting);
-        else fp.exact.set(atom.value, [posting]);
-      } else fp.removeExact(atom.value, posting);
+      if (add) fp.addExact(atom.value, posting);
+      else fp.removeExact(atom.value, posting);
     } else if (add) fp.subs.add(atom.value, posting);
     else fp.subs.remove(atom.value, posting);
     if (!add && fp.empty) this.fields.delete(name);
@@ -208,10 +212,10 @@ export class RuleIndex<K = string> {
   };
 
   private scan(set: PatternSet, text: string): void {
-    const c = set.compiled(set === this.anySubs ? null : this.anySubs, this.anyVersion);
-    if (!c) return;
-    this.payload = c.payload;
-    c.ac.scan(text, this.epoch, this.onPattern);
+    const scanner = set.compiled(set === this.anySubs ? null : this.anySubs, this.anyVersion);
+    if (!scanner) return;
+    this.payload = set.payload;
+    scanner.scan(text, this.epoch, this.onPattern);
   }
 
   private readonly onValue = (path: string, v: unknown): void => {
@@ -222,7 +226,7 @@ export class RuleIndex<K = string> {
       if (!primitive) return;
       const s = typeof v === 'string' ? v : asString(v);
       if (s === undefined) return;
-      if (fp.exact.size) {
+      if (fp.exact.size && fp.mayHaveExact(s)) {
         const list = fp.exact.get(s.toLowerCase());
         if (list !== undefined) this.markAll(list);
       }

@@ -11,8 +11,10 @@
 // `lower` is String.prototype.toLowerCase on the whole value, the same folding the matcher applies.
 // Whenever the analysis is unsure it answers "no constraint" (null) instead of a stronger statement: nodes
 // under `not`, keyword tests other than literal strings, `null`/`exists:false`, and cased substrings.
+// Regexes contribute the literals every match must contain (regex-literals.ts).
 import { ANY, ONE } from '../detection/sigma-string.js';
 import type { IRNode, Test } from '../ir.js';
+import { regexLiterals } from './regex-literals.js';
 
 export type Atom =
   | { kind: 'exact'; field: string; value: string }
@@ -29,6 +31,7 @@ export type Requirement = null | 'never' | Clause[];
 export const MAX_CLAUSES = 3;
 
 const PRESENT_COST = 40;
+const MIN_KEYWORD = 3;
 
 function atomCost(a: Atom): number {
   if (a.kind === 'present') return PRESENT_COST;
@@ -55,12 +58,11 @@ function testAtoms(field: string | null, test: Test): Atom[] | null {
   switch (test.op) {
     case 'str': {
       const wild = test.parts.some((p) => p === ANY || p === ONE);
-      if (!wild) {
-        const lit = test.parts.length ? (test.parts[0] as string) : '';
-        if (field === null) return lit ? [{ kind: 'sub', field, value: lit.toLowerCase() }] : null;
-        return [{ kind: 'exact', field, value: lit.toLowerCase() }];
-      }
+      if (!wild && field !== null) return [{ kind: 'exact', field, value: test.parts.length ? (test.parts[0] as string).toLowerCase() : '' }];
       const lit = longestLiteral(test.parts);
+      // A keyword literal shorter than MIN_KEYWORD holds on nearly every event and would only slow down
+      // the scan of every value: such a rule is better evaluated always.
+      if (field === null && lit.length < MIN_KEYWORD) return null;
       // Cased substrings are not sound under whole-value lowercasing (context-dependent case mappings).
       if (lit && !test.cased) return [{ kind: 'sub', field, value: lit.toLowerCase() }];
       return field === null ? null : [{ kind: 'present', field }];
@@ -74,6 +76,11 @@ function testAtoms(field: string | null, test: Test): Atom[] | null {
       return null;
     case 'exists':
       return test.b && field !== null ? [{ kind: 'present', field }] : null;
+    case 're': {
+      const lits = regexLiterals(test);
+      if (lits) return lits.map((value) => ({ kind: 'sub', field, value }));
+      return field === null ? null : [{ kind: 'present', field }];
+    }
     default:
       return field === null ? null : [{ kind: 'present', field }];
   }

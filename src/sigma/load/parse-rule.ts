@@ -2,7 +2,7 @@
 // Promises: never throws; YAML syntax problems are kind 'yaml' with a line number; rule problems are kind
 // 'validation' with {field, message}; `action: global|reset|repeat` collections are expanded the way
 // pySigma does (deep merge, the global value wins).
-import { loadYaml } from './yaml11.js';
+import { loadYaml, MAX_DOCUMENT_BYTES, MAX_STREAM_BYTES } from './yaml11.js';
 import type { YamlValue } from './yaml11.js';
 import { validateDocument } from './validate.js';
 import type { ParseResult } from '../rule.js';
@@ -14,8 +14,8 @@ function isMap(v: unknown): v is Record<string, YamlValue> {
 function deepMerge(rule: Record<string, YamlValue>, global: Record<string, YamlValue>): Record<string, YamlValue> {
   const out: Record<string, YamlValue> = { ...rule };
   for (const [k, v] of Object.entries(global)) {
-    const cur = out[k];
-    out[k] = isMap(cur) && isMap(v) ? deepMerge(cur, v) : v;
+    const cur = Object.prototype.hasOwnProperty.call(out, k) ? out[k] : undefined;
+    Object.defineProperty(out, k, { value: isMap(cur) && isMap(v) ? deepMerge(cur, v) : v, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -51,9 +51,13 @@ function isResult(x: unknown): x is ParseResult {
   return isMap(x) && typeof (x as { ok?: unknown }).ok === 'boolean' && 'kind' in (x as object);
 }
 
-/** Parse a multi-document YAML text into one result per rule document. */
+/** Parse a multi-document YAML text (up to 16 MiB, each document up to 1 MiB) into one result per rule. */
 export function parseRules(yaml: string): ParseResult[] {
-  const loaded = loadYaml(yaml);
+  return parseStream(yaml, MAX_STREAM_BYTES);
+}
+
+function parseStream(yaml: string, maxBytes: number): ParseResult[] {
+  const loaded = loadYaml(yaml, maxBytes);
   if (!loaded.ok) {
     if (loaded.kind === 'size') return [{ ok: false, kind: 'validation', errors: [{ field: 'document', message: loaded.message }] }];
     return [{ ok: false, kind: 'yaml', message: loaded.message }];
@@ -63,7 +67,7 @@ export function parseRules(yaml: string): ParseResult[] {
 
 /** Parse and validate one Sigma document. A text holding several rules is refused (use parseRules). */
 export function parseRule(yaml: string): ParseResult {
-  const results = parseRules(yaml);
+  const results = parseStream(yaml, MAX_DOCUMENT_BYTES);
   if (results.length === 0) return { ok: false, kind: 'validation', errors: [{ field: '', message: 'the document is empty' }] };
   if (results.length > 1) {
     return {

@@ -7,6 +7,8 @@ import { parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar } from 'yaml
 import type { Document, Node as YamlNode } from 'yaml';
 
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
+/** Limit for a whole multi-document text (bulk import); each document still has MAX_DOCUMENT_BYTES. */
+export const MAX_STREAM_BYTES = 16 * 1024 * 1024;
 const MAX_ALIASES = 50;
 const MAX_NODES = 2_000_000;
 
@@ -48,8 +50,11 @@ export function resolvePlainScalar(text: string): null | boolean | number | stri
     else if (t.length > 1 && t[0] === '0') n = parseInt(t, 8);
     else n = Number(t);
     n *= sign;
-    // Integers beyond double precision keep their exact decimal text.
-    return Number.isSafeInteger(n) ? n : text;
+    if (Number.isSafeInteger(n)) return n;
+    // Integers beyond double precision become their exact decimal text (PyYAML ints are unbounded).
+    if (t.includes(':')) return text;
+    const big = t.startsWith('0b') ? BigInt(t) : t.startsWith('0x') ? BigInt(t) : t.length > 1 && t[0] === '0' ? BigInt('0o' + t.slice(1)) : BigInt(t);
+    return (sign < 0 ? -big : big).toString();
   }
   if (FLOAT_RE.test(text)) {
     const t = text.replace(/_/g, '');
@@ -91,14 +96,15 @@ function convert(node: unknown, doc: Document, budget: Budget): YamlValue {
     return value;
   }
   if (isMap(node)) {
-    const out: Record<string, YamlValue> = Object.create(null) as Record<string, YamlValue>;
+    const out: Record<string, YamlValue> = {};
     for (const pair of node.items) {
       const key = convert(pair.key as YamlNode, doc, budget);
       const keyText = key === null ? '' : typeof key === 'object' ? JSON.stringify(key) : String(key);
       if (Object.prototype.hasOwnProperty.call(out, keyText)) throw new LoadError(`duplicate key "${keyText}"`);
-      out[keyText] = convert(pair.value as YamlNode, doc, budget);
+      // defineProperty: a key such as `__proto__` stays an ordinary own property (no prototype change).
+      Object.defineProperty(out, keyText, { value: convert(pair.value as YamlNode, doc, budget), enumerable: true, writable: true, configurable: true });
     }
-    return Object.assign({}, out);
+    return out;
   }
   if (isSeq(node)) return node.items.map((item) => convert(item as YamlNode, doc, budget));
   return null;
@@ -109,15 +115,20 @@ function firstLine(message: string): string {
 }
 
 /** Parse every document of a YAML text. */
-export function loadYaml(source: string): YamlLoadResult {
-  if (Buffer.byteLength(source, 'utf8') > MAX_DOCUMENT_BYTES) {
-    return { ok: false, kind: 'size', message: `document is larger than ${MAX_DOCUMENT_BYTES} bytes (1 MiB)` };
+export function loadYaml(source: string, maxBytes = MAX_DOCUMENT_BYTES): YamlLoadResult {
+  if (Buffer.byteLength(source, 'utf8') > maxBytes) {
+    const what = maxBytes === MAX_DOCUMENT_BYTES ? 'document' : 'text';
+    return { ok: false, kind: 'size', message: `${what} is larger than ${maxBytes} bytes (${maxBytes / 1024 / 1024} MiB)` };
   }
   try {
     const docs = parseAllDocuments(source, { schema: 'failsafe', uniqueKeys: true, prettyErrors: true });
     if (!Array.isArray(docs)) return { ok: false, kind: 'yaml', message: 'not a YAML document stream' };
     const out: YamlValue[] = [];
     for (const doc of docs) {
+      const [start, , end] = doc.range;
+      if (end - start > MAX_DOCUMENT_BYTES && Buffer.byteLength(source.slice(start, end), 'utf8') > MAX_DOCUMENT_BYTES) {
+        return { ok: false, kind: 'size', message: `document is larger than ${MAX_DOCUMENT_BYTES} bytes (1 MiB)` };
+      }
       const err = doc.errors[0];
       if (err) {
         const pos = err.linePos?.[0];

@@ -21,6 +21,9 @@ export interface Pipeline {
   defaultMapping: 'identity' | 'none' | { prefix: string };
   fieldMappings: Record<string, string[]>;
   logsources: LogsourceCondition[];
+  /** Field mappings that apply only to rules whose logsource is contained in `logsource` (pySigma
+   * field_name_mapping with a logsource rule condition); they take precedence over `fieldMappings`. */
+  scopedFieldMappings?: Array<{ logsource: LogsourceCondition['logsource']; mappings: Record<string, string[]> }>;
   /** Values for `expand` placeholders (%name%), OR-linked. */
   vars: Record<string, string[]>;
   /** What an unresolved placeholder means: an error (default, as the spec requires) or a wildcard. */

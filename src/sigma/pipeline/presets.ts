@@ -70,6 +70,20 @@ const ECS_WINDOWS: Record<string, string[]> = {
   ServiceName: ['service.name'],
 };
 
+/** ecs_windows mappings that depend on the log source. */
+const PE_FIELDS = ['OriginalFileName', 'Product', 'Company', 'Description', 'FileVersion'];
+const ECS_WINDOWS_SCOPED: NonNullable<Pipeline['scopedFieldMappings']> = [
+  ...['image_load', 'driver_load'].map((category) => ({
+    logsource: { category, product: 'windows' },
+    mappings: Object.fromEntries(PE_FIELDS.map((f) => [f, [`file.pe.${f === 'OriginalFileName' ? 'original_file_name' : f === 'FileVersion' ? 'file_version' : f.toLowerCase()}`]])),
+  })),
+  { logsource: { product: 'windows', service: 'powershell-classic' }, mappings: { CommandLine: ['powershell.command.value'] } },
+  ...['ps_classic_start', 'ps_classic_provider_start', 'ps_classic_script'].map((category) => ({
+    logsource: { category, product: 'windows' },
+    mappings: { CommandLine: ['powershell.command.value'] },
+  })),
+];
+
 const WINLOGBEAT_RAW: Record<string, string[]> = {
   EventID: ['winlog.event_id', 'event.code'],
   Channel: ['winlog.channel'],
@@ -102,6 +116,7 @@ const PRESETS: Pipeline[] = [
     description: 'pySigma ecs_windows: Winlogbeat 7 / ECS field names, unmapped undotted fields under winlog.event_data., thor log source conditions.',
     defaultMapping: { prefix: 'winlog.event_data.' },
     fieldMappings: ECS_WINDOWS,
+    scopedFieldMappings: ECS_WINDOWS_SCOPED,
     logsources: THOR_LOGSOURCES,
     vars: {},
     unresolvedPlaceholders: 'error',
@@ -137,6 +152,7 @@ export function buildPipeline(spec: PipelineSpec): Pipeline {
     defaultMapping: spec.defaultMapping,
     fieldMappings,
     logsources: base?.logsources ?? [],
+    scopedFieldMappings: base?.scopedFieldMappings ?? [],
     vars: { ...(base?.vars ?? {}), ...(spec.vars ?? {}) },
     unresolvedPlaceholders: spec.unresolvedPlaceholders ?? base?.unresolvedPlaceholders ?? 'error',
   };

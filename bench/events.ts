@@ -1,0 +1,101 @@
+// Realistic Sysmon-style benchmark events: built deterministically (seeded PRNG) from the regression
+// events, with process, file, registry, hash, GUID and time values replaced by varied benign values so that
+// most events match no rule, and a small share of the original (matching) events kept as they are.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const DIRS = ['C:\\Windows\\System32', 'C:\\Windows\\SysWOW64', 'C:\\Program Files\\Contoso\\Agent', 'C:\\Program Files (x86)\\Fabrikam\\Suite', 'C:\\Users\\alice\\AppData\\Local\\Programs\\Editor', 'C:\\ProgramData\\Vendor\\Update'];
+const BINARIES = ['svchost.exe', 'conhost.exe', 'taskhostw.exe', 'RuntimeBroker.exe', 'backgroundTaskHost.exe', 'agent.exe', 'updater.exe', 'editor.exe', 'SearchProtocolHost.exe', 'dllhost.exe', 'sihost.exe', 'ctfmon.exe', 'chrome.exe', 'msedge.exe', 'Teams.exe', 'OneDrive.exe', 'python.exe', 'node.exe', 'git.exe', 'java.exe'];
+const ARGS = ['-k netsvcs -p', '--type=renderer --lang=en-US', '/update /silent', '--no-sandbox=false', '-Embedding', '/processid:{4A5B}', 'install --quiet', 'sync --all', '--config "C:\\ProgramData\\Vendor\\conf.json"', '-m pip list', 'status --short', '/c echo ok', '-jar app.jar --port 8080', '--profile-directory=Default'];
+const FILE_DIRS = ['C:\\Users\\alice\\Documents', 'C:\\Users\\bob\\AppData\\Local\\Temp', 'C:\\ProgramData\\Vendor\\cache', 'D:\\data\\exports', 'C:\\Windows\\Temp\\logs'];
+const FILE_EXT = ['.txt', '.log', '.json', '.tmp', '.docx', '.csv', '.db', '.xml'];
+const REG_ROOTS = ['HKLM\\SOFTWARE\\Contoso\\Agent', 'HKU\\S-1-5-21-1004\\Software\\Fabrikam\\Settings', 'HKLM\\SYSTEM\\CurrentControlSet\\Services\\ContosoSvc\\Parameters', 'HKCU\\Software\\Editor\\Recent'];
+const USERS = ['CORP\\alice', 'CORP\\bob', 'NT AUTHORITY\\SYSTEM', 'CORP\\svc_backup'];
+
+function pick<T>(rnd: () => number, xs: readonly T[]): T {
+  return xs[Math.floor(rnd() * xs.length)];
+}
+
+function hex(rnd: () => number, n: number): string {
+  let s = '';
+  for (let i = 0; i < n; i++) s += '0123456789ABCDEF'[Math.floor(rnd() * 16)];
+  return s;
+}
+
+function guid(rnd: () => number): string {
+  return `{${hex(rnd, 8)}-${hex(rnd, 4)}-${hex(rnd, 4)}-${hex(rnd, 4)}-${hex(rnd, 12)}}`;
+}
+
+function word(rnd: () => number): string {
+  const n = 4 + Math.floor(rnd() * 8);
+  let s = '';
+  for (let i = 0; i < n; i++) s += 'abcdefghijklmnopqrstuvwxyz'[Math.floor(rnd() * 26)];
+  return s;
+}
+
+function varyEvent(e: Record<string, unknown>, rnd: () => number): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...e };
+  const image = `${pick(rnd, DIRS)}\\${pick(rnd, BINARIES)}`;
+  const parent = `${pick(rnd, DIRS)}\\${pick(rnd, BINARIES)}`;
+  const set = (k: string, v: unknown): void => {
+    if (k in out) out[k] = v;
+  };
+  set('Image', image);
+  set('CommandLine', `"${image}" ${pick(rnd, ARGS)} ${word(rnd)}`);
+  set('ParentImage', parent);
+  set('ParentCommandLine', `"${parent}" ${pick(rnd, ARGS)}`);
+  set('OriginalFileName', image.slice(image.lastIndexOf('\\') + 1));
+  set('Description', `${word(rnd)} ${word(rnd)}`);
+  set('Product', `${word(rnd)} Suite`);
+  set('Company', `${word(rnd)} Ltd.`);
+  set('FileVersion', `${1 + Math.floor(rnd() * 20)}.${Math.floor(rnd() * 10)}.${Math.floor(rnd() * 9999)}`);
+  set('CurrentDirectory', `${pick(rnd, DIRS)}\\`);
+  set('User', pick(rnd, USERS));
+  set('ParentUser', pick(rnd, USERS));
+  set('Hashes', `MD5=${hex(rnd, 32)},SHA256=${hex(rnd, 64)},IMPHASH=${hex(rnd, 32)}`);
+  set('ProcessGuid', guid(rnd));
+  set('ParentProcessGuid', guid(rnd));
+  set('LogonGuid', guid(rnd));
+  set('ProcessId', Math.floor(rnd() * 60000));
+  set('ParentProcessId', Math.floor(rnd() * 60000));
+  set('EventRecordID', Math.floor(rnd() * 1e7));
+  set('UtcTime', new Date(1.7e12 + Math.floor(rnd() * 3e10)).toISOString().replace('T', ' ').slice(0, 23));
+  set('TargetFilename', `${pick(rnd, FILE_DIRS)}\\${word(rnd)}${pick(rnd, FILE_EXT)}`);
+  set('ImageLoaded', `${pick(rnd, DIRS)}\\${word(rnd)}.dll`);
+  set('TargetObject', `${pick(rnd, REG_ROOTS)}\\${word(rnd)}`);
+  set('Details', rnd() < 0.5 ? `DWORD (0x0000000${Math.floor(rnd() * 10)})` : `${pick(rnd, DIRS)}\\${word(rnd)}.cfg`);
+  set('PipeName', `\\${word(rnd)}_${hex(rnd, 6)}`);
+  set('ScriptBlockText', `Get-ChildItem ${pick(rnd, FILE_DIRS)} | Select-Object -First ${Math.floor(rnd() * 20)}`);
+  set('Computer', `ws-${word(rnd)}.corp.example`);
+  return out;
+}
+
+export function regressionEvents(corpusDir: string): Record<string, unknown>[] {
+  return readFileSync(join(corpusDir, 'regression/cases.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .flatMap((l) => (JSON.parse(l) as { events: Record<string, unknown>[] }).events);
+}
+
+/** `count` NDJSON lines; about `matchingShare` of them are unmodified regression (matching) events. */
+export function benchEvents(corpusDir: string, count: number, seed = 42, matchingShare = 0.01): string[] {
+  const base = regressionEvents(corpusDir);
+  const rnd = prng(seed);
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const e = pick(rnd, base);
+    lines.push(JSON.stringify(rnd() < matchingShare ? e : varyEvent(e, rnd)));
+  }
+  return lines;
+}

@@ -1,0 +1,306 @@
+// A multi-pattern substring scanner tuned for mostly non-matching texts: each ASCII pattern is anchored
+// on one of its q-grams (q = 8, 4 or the whole pattern when shorter; the gram shared by the fewest other
+// patterns), the scan rolls the last 8 characters, prefiltered by an L1-resident table of anchor-final character pairs, of the (case-folded) text through a hashed bitmap and verifies the
+// anchored patterns only on a bitmap hit. Patterns with non-ASCII characters go to an Aho-Corasick
+// automaton that only runs on texts that contain non-ASCII characters (an ASCII text can never contain
+// them, its lowercase form being ASCII too).
+// Promises: `scan(text, stamp, report)` calls `report(p)` for every pattern p (given lowercased) that
+// occurs in `text.toLowerCase()`, exactly once per stamp (stamps must be positive); repeated values are
+// answered from a bounded cache of complete scan results; an ASCII text is folded on the fly without
+// allocating, any other text is lowercased with toLowerCase first, so the folding equals the matcher's.
+import { AhoCorasick } from './aho-corasick.js';
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 128) return false;
+  return true;
+}
+
+/** Prefilter bit of each anchor length (2, 3, 4, 8). */
+const PAIR_BIT: Record<number, number> = { 1: 16, 2: 1, 3: 2, 4: 4, 8: 8 };
+
+const PRE_LOG = 17;
+const MAX_ANCHOR_CHOICES = 12;
+const CACHE_ENTRIES = 1024;
+const CACHE_KEY_MAX = 128;
+const NOTHING = new Int32Array(0);
+
+/** ASCII lowercase table. */
+const FOLD = Uint8Array.from({ length: 128 }, (_, c) => (c >= 65 && c <= 90 ? c + 32 : c));
+
+/** The raw ASCII codes that fold to the (lowercase) code c. */
+function caseVariants(c: number): number[] {
+  return c >= 97 && c <= 122 ? [c, c - 32] : [c];
+}
+
+/** Anchor length of a pattern: 8 for long patterns, 4 for medium ones, the whole pattern when shorter. */
+function anchorLength(n: number): number {
+  return n >= 8 ? 8 : n >= 4 ? 4 : n;
+}
+
+/** Hash of the q-gram ending at text[end] (q ≤ 8), from the rolling windows lo (last 4) and hi (4 before). */
+function gramHash(lo: number, hi: number, q: number): number {
+  if (q === 8) return Math.imul(Math.imul(hi, 0x85ebca6b) ^ lo, 0x9e3779b1);
+  const mask = q === 4 ? 0xfffffff : (1 << (7 * q)) - 1;
+  return Math.imul(((lo & mask) << 3) | q, 0x9e3779b1);
+}
+
+function windows(s: string, end: number): [number, number] {
+  let lo = 0;
+  let hi = 0;
+  for (let i = Math.max(0, end - 7); i <= end; i++) {
+    hi = ((hi << 7) | (lo >>> 21)) & 0xfffffff;
+    lo = ((lo << 7) | s.charCodeAt(i)) & 0xfffffff;
+  }
+  return [lo, hi];
+}
+
+export class GramScanner {
+  readonly patternCount: number;
+  private readonly patterns: readonly string[];
+  private readonly bits: Int32Array;
+  private readonly shift: number;
+  /** bitmap slot → (pattern, anchor end offset in the pattern) pairs; verified on every hit. */
+  private readonly anchored = new Map<number, Int32Array>();
+  /** Prefilter of the short anchors (1–3 characters), L1-resident: flags for each (previous char, char)
+   * pair (raw, unfolded codes) that ends some anchor of that length (see PAIR_BIT). */
+  private readonly pairs = new Uint8Array(1 << 14);
+  /** Prefilter of the anchors of length 4 and 8: a bitmap over the hash of their last four characters. */
+  private readonly pre = new Int32Array((1 << PRE_LOG) >>> 5);
+  /** Patterns of one character by code, of two characters by (first << 7 | second); lowercase codes. */
+  private readonly singles: Array<Int32Array | undefined> = new Array<Int32Array | undefined>(128).fill(undefined);
+  private readonly doubles = new Map<number, Int32Array>();
+  /** Bit 0: some anchor of length 4; bit 1: some anchor of length 8. */
+  private long = 0;
+  private readonly wide: AhoCorasick | null;
+  private readonly wideIds: number[];
+  private readonly seen: Float64Array;
+  /** Value → patterns it contains, for values that repeat (bounded; cleared when full). */
+  private readonly cache = new Map<string, Int32Array>();
+  private caching = true;
+  private calls = 0;
+  private lookups = 0;
+  private hits = 0;
+  private privateStamp = -1;
+
+  constructor(patterns: readonly string[]) {
+    this.patterns = patterns;
+    this.patternCount = patterns.length;
+    this.seen = new Float64Array(patterns.length).fill(-1);
+    const ascii: number[] = [];
+    const wide: number[] = [];
+    patterns.forEach((p, i) => {
+      if (p.length === 0) throw new Error('GramScanner: empty pattern');
+      (isAscii(p) ? ascii : wide).push(i);
+    });
+    this.wideIds = wide;
+    this.wide = wide.length ? new AhoCorasick(wide.map((i) => patterns[i])) : null;
+    // How many patterns contain each gram (anchors prefer grams shared by few patterns); grams are
+    // compared by hash here, which only affects the choice of anchor, never correctness.
+    const gramHashes = (p: string): number[] => {
+      const q = anchorLength(p.length);
+      const out: number[] = [];
+      let lo = 0;
+      let hi = 0;
+      for (let k = 0; k < p.length; k++) {
+        hi = ((hi << 7) | (lo >>> 21)) & 0xfffffff;
+        lo = ((lo << 7) | p.charCodeAt(k)) & 0xfffffff;
+        if (k >= q - 1) out.push(gramHash(lo, hi, q));
+      }
+      if (out.length <= MAX_ANCHOR_CHOICES) return out;
+      // Long patterns: a spread sample of positions is enough to find a rare gram (keeps builds fast).
+      const step = out.length / MAX_ANCHOR_CHOICES;
+      return Array.from({ length: MAX_ANCHOR_CHOICES }, (_, k) => out[Math.floor(k * step)]);
+    };
+    const hashes = new Map<number, number[]>();
+    const freq = new Map<number, number>();
+    for (const i of ascii) {
+      const hs = gramHashes(patterns[i]);
+      hashes.set(i, hs);
+      for (const g of hs) freq.set(g, (freq.get(g) ?? 0) + 1);
+    }
+    const anchors: Array<[number, number, number]> = []; // pattern, hash, end offset
+    for (const i of ascii) {
+      const p = patterns[i];
+      const q = anchorLength(p.length);
+      const hs = hashes.get(i) as number[];
+      let best = 0;
+      for (let at = 1; at < hs.length; at++) if ((freq.get(hs[at]) as number) < (freq.get(hs[best]) as number)) best = at;
+      const grams = p.length - q + 1;
+      const end = (grams > MAX_ANCHOR_CHOICES ? Math.floor(best * (grams / MAX_ANCHOR_CHOICES)) : best) + q - 1;
+      const [lo, hi] = windows(p, end);
+      if (q <= 2) {
+        // Whole-pattern anchors of one or two characters: direct tables, no hashing.
+        const key = q === 1 ? p.charCodeAt(0) : (p.charCodeAt(0) << 7) | p.charCodeAt(1);
+        if (q === 1) this.singles[key] = Int32Array.from([...(this.singles[key] ?? []), i]);
+        else this.doubles.set(key, Int32Array.from([...(this.doubles.get(key) ?? []), i]));
+      } else anchors.push([i, gramHash(lo, hi, q), end]);
+      if (q >= 4) {
+        const h = Math.imul(lo, 0x9e3779b1) >>> (32 - PRE_LOG);
+        this.pre[h >>> 5] |= 1 << (h & 31);
+        this.long |= q === 8 ? 2 : 1;
+      } else {
+        const last = p.charCodeAt(end);
+        for (const b of caseVariants(last)) {
+          if (q === 1) for (let a = 0; a < 128; a++) this.pairs[(a << 7) | b] |= PAIR_BIT[1];
+          else for (const a of caseVariants(p.charCodeAt(end - 1))) this.pairs[(a << 7) | b] |= PAIR_BIT[q];
+        }
+      }
+    }
+    let log = 12;
+    while (1 << log < anchors.length * 32 && log < 18) log++;
+    this.shift = 32 - log;
+    this.bits = new Int32Array((1 << log) >>> 5);
+    const groups = new Map<number, number[]>();
+    for (const [i, h, end] of anchors) {
+      const slot = h >>> this.shift;
+      this.bits[slot >>> 5] |= 1 << (slot & 31);
+      const list = groups.get(slot);
+      if (list) list.push(i, end);
+      else groups.set(slot, [i, end]);
+    }
+    for (const [slot, list] of groups) this.anchored.set(slot, Int32Array.from(list));
+  }
+
+  /** Report every pattern occurring in text.toLowerCase(); `stamp` must be new for every event. */
+  scan(text: string, stamp: number, report: (pattern: number) => void): void {
+    const cache = this.cache;
+    if (this.caching || (++this.calls & 63) === 0) {
+      this.lookups++;
+      const known = cache.get(text);
+      if (known !== undefined) {
+        this.hits++;
+        for (let k = 0; k < known.length; k++) this.hit(known[k], stamp, report);
+        this.adapt();
+        return;
+      }
+      if (text.length <= CACHE_KEY_MAX) {
+        // Scan under a private stamp so that nothing is suppressed, record, then report.
+        const found: number[] = [];
+        this.scanAll(text, --this.privateStamp, (p) => found.push(p));
+        if (cache.size >= CACHE_ENTRIES) cache.clear();
+        cache.set(text, found.length ? Int32Array.from(found) : NOTHING);
+        for (let k = 0; k < found.length; k++) this.hit(found[k], stamp, report);
+        this.adapt();
+        return;
+      }
+    }
+    this.scanAll(text, stamp, report);
+  }
+
+  /** Caching pays on fields whose values repeat (images, users, directories); it turns itself off
+   * (sampling one value in 64, and dropping its entries) while fewer than a quarter of the lookups hit. */
+  private adapt(): void {
+    if (this.lookups < 1024) return;
+    this.caching = this.hits * 4 >= this.lookups;
+    if (!this.caching) this.cache.clear();
+    this.lookups = 0;
+    this.hits = 0;
+  }
+
+  private scanAll(text: string, stamp: number, report: (pattern: number) => void): void {
+    if (!this.scanAscii(text, stamp, report)) {
+      const lower = text.toLowerCase();
+      this.scanAscii(lower, stamp, report, true);
+      if (this.wide) this.wide.scan(lower, stamp, (k) => this.hit(this.wideIds[k], stamp, report));
+    }
+  }
+
+  private hit(p: number, stamp: number, report: (pattern: number) => void): void {
+    if (this.seen[p] === stamp) return;
+    this.seen[p] = stamp;
+    report(p);
+  }
+
+  /** Scan an ASCII text (or, with `lowered`, an already lowercased text); false if non-ASCII was met. */
+  private scanAscii(text: string, stamp: number, report: (pattern: number) => void, lowered = false): boolean {
+    const n = text.length;
+    const pairs = this.pairs;
+    const pre = this.pre;
+    const longFlags = this.long << 2;
+    let prev = 0;
+    let lo = 0;
+    let hi = 0;
+    for (let i = 0; i < n; i++) {
+      let c = text.charCodeAt(i);
+      if (c >= 128) {
+        if (!lowered) return false;
+        c = 0x7f;
+      }
+      const short = pairs[(prev << 7) | c];
+      prev = c;
+      hi = ((hi << 7) | (lo >>> 21)) & 0xfffffff;
+      lo = ((lo << 7) | FOLD[c]) & 0xfffffff;
+      let flags = short;
+      if (longFlags !== 0 && i >= 3) {
+        const h = Math.imul(lo, 0x9e3779b1) >>> (32 - PRE_LOG);
+        if ((pre[h >>> 5] & (1 << (h & 31))) !== 0) flags |= longFlags;
+      }
+      if (flags !== 0) this.probe(text, i, flags, lo, hi, stamp, report);
+    }
+    return true;
+  }
+
+  /** Some anchor may end at text[i] (lo/hi: the last 4 and the 4 previous folded characters). */
+  private probe(text: string, i: number, flags: number, lo: number, hi: number, stamp: number, report: (pattern: number) => void): void {
+    const bits = this.bits;
+    const shift = this.shift;
+    if ((flags & 8) !== 0 && i >= 7) {
+      const s = Math.imul(Math.imul(hi, 0x85ebca6b) ^ lo, 0x9e3779b1) >>> shift;
+      if ((bits[s >>> 5] & (1 << (s & 31))) !== 0) this.verify(text, i, s, stamp, report);
+    }
+    if ((flags & 4) !== 0 && i >= 3) {
+      const s = Math.imul((lo << 3) | 4, 0x9e3779b1) >>> shift;
+      if ((bits[s >>> 5] & (1 << (s & 31))) !== 0) this.verify(text, i, s, stamp, report);
+    }
+    if ((flags & 2) !== 0 && i >= 2) {
+      const s = Math.imul(((lo & 0x1fffff) << 3) | 3, 0x9e3779b1) >>> shift;
+      if ((bits[s >>> 5] & (1 << (s & 31))) !== 0) this.verify(text, i, s, stamp, report);
+    }
+    if ((flags & 1) !== 0 && i >= 1) {
+      const list = this.doubles.get(lo & 0x3fff);
+      if (list !== undefined) this.verifyList(list, text, i - 1, stamp, report);
+    }
+    if ((flags & 16) !== 0) {
+      const list = this.singles[lo & 0x7f];
+      if (list !== undefined) this.verifyList(list, text, i, stamp, report);
+    }
+  }
+
+  /** Patterns (all of the same length) that would start at text[start]. */
+  private verifyList(list: Int32Array, text: string, start: number, stamp: number, report: (pattern: number) => void): void {
+    for (let k = 0; k < list.length; k++) {
+      const p = list[k];
+      if (this.seen[p] === stamp) continue;
+      const pat = this.patterns[p];
+      let ok = true;
+      for (let j = 0; j < pat.length; j++) {
+        let c = text.charCodeAt(start + j);
+        if (c >= 65 && c <= 90) c += 32;
+        if (c !== pat.charCodeAt(j)) ok = false;
+      }
+      if (ok) this.hit(p, stamp, report);
+    }
+  }
+
+  private verify(text: string, end: number, slot: number, stamp: number, report: (pattern: number) => void): void {
+    const list = this.anchored.get(slot);
+    if (list === undefined) return;
+    for (let k = 0; k < list.length; k += 2) {
+      const p = list[k];
+      if (this.seen[p] === stamp) continue;
+      const pat = this.patterns[p];
+      const start = end - list[k + 1];
+      if (start < 0 || start + pat.length > text.length) continue;
+      let ok = true;
+      for (let j = 0; j < pat.length; j++) {
+        let c = text.charCodeAt(start + j);
+        if (c >= 65 && c <= 90) c += 32;
+        if (c !== pat.charCodeAt(j)) {
+          ok = false;
+          break;
+        }
+      }
+      if (ok) this.hit(p, stamp, report);
+    }
+  }
+}

@@ -1,0 +1,126 @@
+// Required literals of a `re` value, for the candidate index: strings one of which every matching value
+// must contain. Promises (soundness: the analysis may only ever weaken): if the regex matches value v, then
+// `v.toLowerCase()` contains at least one of the returned (lowercased, ASCII-only) literals; null when no
+// literal of at least MIN_LENGTH characters is certain. The analysis reads a top-level alternation as one
+// literal per branch, keeps only runs of plain characters that are not made optional or repeated by a
+// quantifier, and skips groups, classes, escapes that are classes and anchors entirely. Under a
+// case-insensitive regex, runs also stop at non-ASCII characters and at k/s (RE2 folds them with the Kelvin
+// sign and the long s, which toLowerCase does not map to ASCII).
+import { splitInlineFlags } from '../regex/safe-regex.js';
+import type { RegexSpec } from '../regex/safe-regex.js';
+
+export const MIN_LENGTH = 3;
+
+/** Index just after the group or class that starts at `i` (source[i] is '(' or '['). */
+function skipBracket(src: string, i: number): number {
+  if (src[i] === '[') {
+    let k = i + 1;
+    if (src[k] === '^') k++;
+    if (src[k] === ']') k++;
+    for (; k < src.length; k++) {
+      if (src[k] === '\\') k++;
+      else if (src[k] === ']') return k + 1;
+    }
+    return -1;
+  }
+  let depth = 0;
+  for (let k = i; k < src.length; k++) {
+    const c = src[k];
+    if (c === '\\') k++;
+    else if (c === '[') {
+      const e = skipBracket(src, k);
+      if (e < 0) return -1;
+      k = e - 1;
+    } else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return k + 1;
+  }
+  return -1;
+}
+
+/** Length of the quantifier at i (0 if none) and whether it allows zero repetitions. */
+function quantifier(src: string, i: number): { len: number; optional: boolean } {
+  const c = src[i];
+  let len = 0;
+  let optional = false;
+  if (c === '*' || c === '?') [len, optional] = [1, true];
+  else if (c === '+') len = 1;
+  else if (c === '{') {
+    const m = /^\{(\d+)(,\d*)?\}/.exec(src.slice(i));
+    if (m) [len, optional] = [m[0].length, Number(m[1]) === 0];
+  }
+  if (len && (src[i + len] === '?' || src[i + len] === '+')) len++; // lazy or possessive
+  return { len, optional };
+}
+
+/** The longest certain literal of one top-level branch, or '' if none. */
+function branchLiteral(src: string, caseless: boolean): string | null {
+  let best = '';
+  let run = '';
+  const flush = (): void => {
+    if (run.length > best.length) best = run;
+    run = '';
+  };
+  let i = 0;
+  while (i < src.length) {
+    const c = src[i];
+    let char: string | null = null;
+    let next = i + 1;
+    if (c === '(' || c === '[') {
+      next = skipBracket(src, i);
+      if (next < 0) return null;
+    } else if (c === '\\') {
+      const e = src[i + 1];
+      if (e === undefined) return null;
+      next = i + 2;
+      if (!/[A-Za-z0-9]/.test(e)) char = e;
+    } else if (c === ')' || c === '|') return null; // unbalanced: give up
+    else if (!'.^$*+?'.includes(c) && !(c === '{' && quantifier(src, i).len)) char = c;
+    const q = quantifier(src, next);
+    if (char !== null && (char.charCodeAt(0) >= 128 || (caseless && /[ksKS]/.test(char)))) char = null;
+    if (char === null) {
+      flush();
+    } else if (q.optional) {
+      flush();
+    } else {
+      run += char;
+      if (q.len) flush();
+    }
+    i = next + q.len;
+  }
+  flush();
+  return best;
+}
+
+function topLevelBranches(src: string): string[] | null {
+  const out: string[] = [];
+  let start = 0;
+  for (let k = 0; k < src.length; k++) {
+    const c = src[k];
+    if (c === '\\') k++;
+    else if (c === '(' || c === '[') {
+      const e = skipBracket(src, k);
+      if (e < 0) return null;
+      k = e - 1;
+    } else if (c === '|') {
+      out.push(src.slice(start, k));
+      start = k + 1;
+    }
+  }
+  out.push(src.slice(start));
+  return out;
+}
+
+/** Lowercased literals, one of which every value the regex matches contains; null if unknown. */
+export function regexLiterals(spec: RegexSpec): string[] | null {
+  const r = splitInlineFlags(spec);
+  if (r.x) return null;
+  const branches = topLevelBranches(r.source);
+  if (!branches) return null;
+  const out = new Set<string>();
+  for (const b of branches) {
+    const lit = branchLiteral(b, r.i);
+    if (lit === null || lit.length < MIN_LENGTH) return null;
+    out.add(lit.toLowerCase());
+  }
+  return [...out];
+}

@@ -1,0 +1,115 @@
+// IR → OpenSearch query DSL. Promises: the query selects exactly the documents the JS matcher matches,
+// assuming string fields are mapped as `keyword` (whole values, case-insensitive via `case_insensitive`) and
+// IP fields as `ip` for `cidr`; constructs without a faithful DSL form (time-part modifiers, fieldref,
+// regexes Lucene cannot express, keyword searches without configured keyword fields) are refused with a
+// reason instead of being approximated. Search identifiers become `_name`d clauses (matched_queries).
+import { ANY, ONE } from '../detection/sigma-string.js';
+import type { IRNode, StrPart, Test } from '../ir.js';
+import { toLuceneRegex } from './lucene-regex.js';
+
+export type Dsl = Record<string, unknown>;
+
+export interface DslOptions {
+  /** Fields searched by keyword (field-less) detections; without them keyword rules are refused. */
+  keywordFields?: string[];
+}
+
+export type DslResult = { ok: true; query: Dsl } | { ok: false; errors: string[] };
+
+function escapeWildcard(parts: StrPart[]): string {
+  return parts.map((p) => (p === ANY ? '*' : p === ONE ? '?' : (p as string).replace(/[\\*?]/g, '\\$&'))).join('');
+}
+
+function normalize(parts: StrPart[]): StrPart[] {
+  const out: StrPart[] = [];
+  for (const p of parts) {
+    if (p === '') continue;
+    if (p === ANY && out[out.length - 1] === ANY) continue;
+    if (typeof p === 'string' && typeof out[out.length - 1] === 'string') out[out.length - 1] = (out[out.length - 1] as string) + p;
+    else out.push(p);
+  }
+  return out;
+}
+
+const or = (should: Dsl[]): Dsl => (should.length === 1 ? should[0] : { bool: { should, minimum_should_match: 1 } });
+const notq = (q: Dsl): Dsl => ({ bool: { must_not: [q] } });
+
+class DslCompiler {
+  errors: string[] = [];
+  constructor(private readonly options: DslOptions) {}
+
+  fieldTest(field: string, test: Test): Dsl {
+    switch (test.op) {
+      case 'str': {
+        const parts = normalize(test.parts);
+        const ci = !test.cased;
+        const wild = parts.some((p) => p === ANY || p === ONE);
+        if (!wild) return { term: { [field]: { value: parts.join(''), case_insensitive: ci } } };
+        if (parts.length === 1 && parts[0] === ANY) return { exists: { field } };
+        if (parts.length === 2 && parts[1] === ANY && typeof parts[0] === 'string') {
+          return { prefix: { [field]: { value: parts[0], case_insensitive: ci } } };
+        }
+        return { wildcard: { [field]: { value: escapeWildcard(parts), case_insensitive: ci } } };
+      }
+      case 'num':
+        return { term: { [field]: test.n } };
+      case 'bool':
+        return { term: { [field]: test.b } };
+      case 'null':
+        return notq({ exists: { field } });
+      case 'exists':
+        return test.b ? { exists: { field } } : notq({ exists: { field } });
+      case 're': {
+        const r = toLuceneRegex(test.source, test);
+        if (!r.ok) {
+          this.errors.push(`${field}: regex /${test.source}/: ${r.message}`);
+          return { match_none: {} };
+        }
+        return { regexp: { [field]: { value: r.source, flags: 'NONE', case_insensitive: r.caseInsensitive } } };
+      }
+      case 'cidr':
+        return { term: { [field]: test.text } };
+      case 'cmp':
+        return { range: { [field]: { [test.cmp]: test.n } } };
+      case 'time':
+        this.errors.push(`${field}: the ${test.part} modifier has no OpenSearch DSL equivalent`);
+        return { match_none: {} };
+      case 'fieldref':
+        this.errors.push(`${field}: fieldref needs a script query and is not compiled`);
+        return { match_none: {} };
+    }
+  }
+
+  node(n: IRNode): Dsl {
+    switch (n.t) {
+      case 'const':
+        return n.v ? { match_all: {} } : { match_none: {} };
+      case 'and':
+        return { bool: { filter: n.of.map((c) => this.node(c)) } };
+      case 'or':
+        return or(n.of.map((c) => this.node(c)));
+      case 'not':
+        return notq(this.node(n.of));
+      case 'sel':
+        return { bool: { filter: [this.node(n.of)], _name: n.name } };
+      case 'match': {
+        if (n.test.op === 'null') {
+          // null: "no non-null value" on at least one of the fields
+          return or((n.fields ?? []).map((f) => this.fieldTest(f, n.test)));
+        }
+        const fields = n.fields ?? this.options.keywordFields;
+        if (!fields || fields.length === 0) {
+          this.errors.push('keyword search: configure keywordFields to compile keyword detections');
+          return { match_none: {} };
+        }
+        return or(fields.map((f) => this.fieldTest(f, n.test)));
+      }
+    }
+  }
+}
+
+export function compileDsl(ir: IRNode, options: DslOptions = {}): DslResult {
+  const c = new DslCompiler(options);
+  const query = c.node(ir);
+  return c.errors.length ? { ok: false, errors: c.errors } : { ok: true, query };
+}

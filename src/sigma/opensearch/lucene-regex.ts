@@ -1,0 +1,141 @@
+// Translating a Sigma `re` value (PCRE-like, unanchored search) into a Lucene regexp (anchored to the whole
+// term) for OpenSearch. Promises: the translation either matches exactly the same strings (without
+// newlines) or is refused with a reason: shorthand classes become explicit classes, `(?:` becomes `(`, lazy
+// quantifiers become greedy (same truth value), a leading `^` / trailing `$` become anchors and anything
+// else unanchored gets `.*` around it; lookaround, backreferences, word boundaries and inner anchors are
+// refused. Lucene-only operator characters (`# @ & < > ~ "`) are escaped when literal.
+export type LuceneRegex = { ok: true; source: string; caseInsensitive: boolean } | { ok: false; message: string };
+
+const SHORTHAND: Record<string, string> = {
+  d: '0-9',
+  w: 'a-zA-Z0-9_',
+  s: ' \t\n\r\f\v', // the characters themselves: in Lucene `\t` is the letter t
+};
+const CONTROL: Record<string, string> = { t: '\t', n: '\n', r: '\r', f: '\f', v: '\v' };
+const LUCENE_EXTRA = new Set(['#', '@', '&', '<', '>', '~', '"']);
+
+export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s: boolean }): LuceneRegex {
+  let src = input;
+  let i = flags.i;
+  const inline = /^\(\?([imsx]+)\)/.exec(src);
+  if (inline) {
+    if (inline[1].includes('x')) return { ok: false, message: 'verbose regex flag is not supported' };
+    if (inline[1].includes('m')) return { ok: false, message: 'multiline regex flag is not supported by Lucene' };
+    i = i || inline[1].includes('i');
+    src = src.slice(inline[0].length);
+  }
+  if (flags.m) return { ok: false, message: 'multiline regex flag is not supported by Lucene' };
+  let anchoredStart = false;
+  let anchoredEnd = false;
+  if (src.startsWith('^')) {
+    anchoredStart = true;
+    src = src.slice(1);
+  }
+  if (src.endsWith('$') && !src.endsWith('\\$')) {
+    anchoredEnd = true;
+    src = src.slice(0, -1);
+  }
+  let out = '';
+  let inClass = false;
+  let depth = 0;
+  let topLevelAlt = false;
+  for (let k = 0; k < src.length; k++) {
+    const c = src[k];
+    if (c === '\\') {
+      const n = src[k + 1];
+      k++;
+      if (n === undefined) return { ok: false, message: 'regex ends with a backslash' };
+      const lower = n.toLowerCase();
+      if (SHORTHAND[lower]) {
+        if (n === lower) out += inClass ? SHORTHAND[lower] : `[${SHORTHAND[lower]}]`;
+        else if (inClass) return { ok: false, message: `negated class \\${n} inside [] is not supported` };
+        else out += `[^${SHORTHAND[lower]}]`;
+      } else if (n === 'b' || n === 'B' || n === 'A' || n === 'Z' || n === 'z' || /[1-9]/.test(n)) {
+        return { ok: false, message: `\\${n} (anchors, word boundaries, backreferences) is not supported by Lucene` };
+      } else if (n === 't' || n === 'n' || n === 'r' || n === 'f' || n === 'v') {
+        out += CONTROL[n]; // the character itself: in Lucene `\t` is the letter t
+      } else if (n === 'x' && /^[0-9a-fA-F]{2}$/.test(src.slice(k + 1, k + 3))) {
+        out += escapeLiteral(String.fromCharCode(parseInt(src.slice(k + 1, k + 3), 16)), inClass);
+        k += 2;
+      } else if (n === 'u' && /^[0-9a-fA-F]{4}$/.test(src.slice(k + 1, k + 5))) {
+        out += escapeLiteral(String.fromCharCode(parseInt(src.slice(k + 1, k + 5), 16)), inClass);
+        k += 4;
+      } else if (/[a-zA-Z0-9]/.test(n)) {
+        return { ok: false, message: `escape \\${n} is not supported by Lucene` };
+      } else {
+        out += escapeLiteral(n, inClass);
+      }
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      out += c === '"' || LUCENE_EXTRA.has(c) ? '\\' + c : c;
+      continue;
+    }
+    switch (c) {
+      case '[':
+        inClass = true;
+        out += c;
+        if (src[k + 1] === '^') {
+          out += '^';
+          k++;
+        }
+        if (src[k + 1] === ']') {
+          out += '\\]';
+          k++;
+        }
+        break;
+      case '(':
+        if (src[k + 1] === '?') {
+          if (src[k + 2] === ':') {
+            k += 2;
+          } else return { ok: false, message: 'lookaround and inline groups are not supported by Lucene' };
+        }
+        depth++;
+        out += '(';
+        break;
+      case ')':
+        depth--;
+        out += ')';
+        break;
+      case '|':
+        if (depth === 0) topLevelAlt = true;
+        out += '|';
+        break;
+      case '^':
+      case '$':
+        return { ok: false, message: 'anchors inside a regex are not supported by Lucene' };
+      case '*':
+      case '+':
+      case '?':
+        out += c;
+        if (src[k + 1] === '?') k++; // lazy → greedy: same truth value for a whole-value test
+        break;
+      case '{':
+        if (/^\{\d+(,\d*)?\}/.test(src.slice(k))) {
+          const m = /^\{\d+(,\d*)?\}/.exec(src.slice(k)) as RegExpExecArray;
+          out += m[0];
+          k += m[0].length - 1;
+          if (src[k + 1] === '?') k++;
+        } else out += '\\{';
+        break;
+      case '}':
+        out += '\\}';
+        break;
+      case '.':
+        out += flags.s || inline?.[1].includes('s') ? '.' : '[^\n]'; // Lucene's `.` also matches a newline
+        break;
+      default:
+        out += escapeLiteral(c, false);
+    }
+  }
+  if (inClass || depth !== 0) return { ok: false, message: 'unbalanced regex' };
+  if (topLevelAlt && (anchoredStart || anchoredEnd)) return { ok: false, message: 'anchored top-level alternation is not supported' };
+  const body = topLevelAlt ? `(${out})` : out;
+  return { ok: true, source: (anchoredStart ? '' : '.*') + body + (anchoredEnd ? '' : '.*'), caseInsensitive: i };
+}
+
+function escapeLiteral(c: string, inClass: boolean): string {
+  if (inClass) return c === ']' || c === '\\' || c === '-' || c === '^' || LUCENE_EXTRA.has(c) ? '\\' + c : c;
+  return /[.?+*|{}[\]()\\]/.test(c) || LUCENE_EXTRA.has(c) ? '\\' + c : c;
+}

@@ -1,0 +1,43 @@
+// Flattening of evtx_dump-style Windows events (`{"Event": {"System": …, "EventData": …}}`) into the flat
+// shape Sigma rules and the sigma-native/windows-thor presets expect (spec "Field Usage"; corpus
+// regression/README.md). Promises: System.X → X, System.X.#attributes.A → X_A, System.X.#text → X,
+// EventData.Name → Name (spaces removed), EventData.#attributes.A → EventData_A, UserData.E.Child → Child
+// (spaces removed), UserData.E.#attributes.A → E_A (xmlns dropped); values keep their JSON types. Pure.
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const strip = (k: string): string => k.replace(/ /g, '');
+
+export function flattenWindowsEvent(raw: unknown): Record<string, unknown> {
+  const root = isObj(raw) && isObj(raw.Event) ? raw.Event : raw;
+  const out: Record<string, unknown> = {};
+  if (!isObj(root)) return out;
+  if (isObj(root.System)) {
+    for (const [k, v] of Object.entries(root.System)) {
+      if (isObj(v)) {
+        if (isObj(v['#attributes'])) for (const [a, av] of Object.entries(v['#attributes'])) out[`${k}_${a}`] = av;
+        if ('#text' in v) out[k] = v['#text'];
+      } else out[k] = v;
+    }
+  }
+  if (isObj(root.EventData)) {
+    for (const [k, v] of Object.entries(root.EventData)) {
+      if (k === '#attributes' && isObj(v)) for (const [a, av] of Object.entries(v)) out[`EventData_${a}`] = av;
+      else out[strip(k)] = v;
+    }
+  }
+  if (isObj(root.UserData)) {
+    for (const [element, body] of Object.entries(root.UserData)) {
+      if (!isObj(body)) continue;
+      for (const [k, v] of Object.entries(body)) {
+        if (k === '#attributes' && isObj(v)) {
+          for (const [a, av] of Object.entries(v)) if (a !== 'xmlns') out[`${element}_${a}`] = av;
+        } else out[strip(k)] = v;
+      }
+    }
+  }
+  return out;
+}

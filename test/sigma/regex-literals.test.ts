@@ -1,0 +1,61 @@
+// Required literals of regexes are sound: on corpus regexes and generated strings, whenever the regex
+// matches a value, the lowercased value contains one of the literals; and the analysis finds literals
+// where it obviously should.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { compileSafeRegex } from '../../src/sigma/index.js';
+import { regexLiterals } from '../../src/sigma/index/regex-literals.js';
+import { prng } from './index-helpers.js';
+import { rulesRoot, yamlFiles } from './corpus-helpers.js';
+
+test('literals found where they are certain, none where they are not', () => {
+  const lit = (source: string, i = false): string[] | null => regexLiterals({ source, i, m: false, s: false });
+  assert.deepEqual(lit('foo\\.exe'), ['foo.exe']);
+  assert.deepEqual(lit('abc(d|e)fghi'), ['fghi']);
+  assert.deepEqual(lit('abcd?e'), ['abc']);
+  assert.deepEqual(lit('ab+cdef'), ['cdef']);
+  assert.deepEqual(lit('Mimi|Katz'), ['mimi', 'katz']);
+  assert.deepEqual(lit('(?i)invoke-mimi'), ['e-mimi']);
+  assert.equal(lit('mimi|x'), null);
+  assert.equal(lit('\\d+\\s[a-z]'), null);
+  assert.equal(lit('a.b.c'), null);
+  assert.deepEqual(lit('ask', true), null);
+});
+
+test('whenever a corpus regex matches, the value contains one of its literals (generated values)', () => {
+  const sources = new Set<string>();
+  for (const f of yamlFiles(`${rulesRoot}/rules`)) {
+    const text = readFileSync(f, 'utf8');
+    for (const m of text.matchAll(/\|re(?:\|i)?:\s*'((?:[^']|'')*)'/g)) sources.add(m[1].replace(/''/g, "'"));
+  }
+  assert.ok(sources.size > 50, `${sources.size} regexes`);
+  const rnd = prng(11);
+  let checked = 0;
+  let matched = 0;
+  for (const source of sources) {
+    for (const i of [false, true]) {
+      const lits = regexLiterals({ source, i, m: false, s: false });
+      const re = compileSafeRegex({ source, i, m: false, s: false });
+      if (!lits || !re.ok) continue;
+      checked++;
+      // Values built from the regex's own literal pieces, case-flipped and shuffled, plus K/ſ look-alikes.
+      const pieces = source.split(/[\\()[\]|?*+.{}^$]+/).filter(Boolean);
+      for (let n = 0; n < 60; n++) {
+        let v = '';
+        for (let k = Math.floor(rnd() * 6); k >= 0; k--) {
+          let p = pieces[Math.floor(rnd() * pieces.length)] ?? 'x';
+          if (rnd() < 0.3) p = p.toUpperCase();
+          if (rnd() < 0.1) p = p.replace(/k/gi, '\u212a').replace(/s/gi, '\u017f');
+          v += (rnd() < 0.5 ? ' ' : '') + p;
+        }
+        if (re.regex.test(v)) {
+          matched++;
+          const lower = v.toLowerCase();
+          assert.ok(lits.some((l) => lower.includes(l)), `${source} (i=${i}) matched ${JSON.stringify(v)} but has none of ${JSON.stringify(lits)}`);
+        }
+      }
+    }
+  }
+  assert.ok(checked > 40 && matched > 20, `checked ${checked}, matched ${matched}`);
+});

@@ -1,0 +1,29 @@
+// flattenWindowsEvent reproduces the regression corpus flattening from the raw evtx_dump events.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { flattenWindowsEvent } from '../../src/sigma/index.js';
+import { corpus } from './corpus-helpers.js';
+
+test('raw_events flatten to events for every regression case', () => {
+  const cases = readFileSync(join(corpus, 'regression/cases.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { raw_events: unknown[]; events: object[] });
+  let n = 0;
+  for (const c of cases) {
+    c.raw_events.forEach((raw, i) => {
+      assert.deepEqual(flattenWindowsEvent(raw), c.events[i]);
+      n++;
+    });
+  }
+  assert.equal(n, 107);
+});
+
+test('UserData children and element attributes', () => {
+  const ev = flattenWindowsEvent({
+    Event: { System: { EventID: 5858 }, UserData: { Operation_ClientFailure: { '#attributes': { xmlns: 'x', a: 1 }, 'Client Machine': 'PC' } } },
+  });
+  assert.deepEqual(ev, { EventID: 5858, Operation_ClientFailure_a: 1, ClientMachine: 'PC' });
+});
