@@ -36,7 +36,8 @@ function spaced(node: Record<string, unknown>): Map<string, string> {
 
 function get(node: Record<string, unknown>, key: string, stripped: string): unknown {
   const v = node[key];
-  if (v !== undefined) return typeof v === 'function' ? undefined : v;
+  // Inherited members (toString, constructor, __proto__) are not event fields.
+  if (v !== undefined) return typeof v === 'function' || v === Object.prototype ? undefined : v;
   if (stripped !== key) {
     const w = node[stripped];
     if (w !== undefined) return typeof w === 'function' ? undefined : w;
