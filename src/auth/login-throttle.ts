@@ -1,6 +1,11 @@
 // Brute-force protection for password login, kept in the database so it holds across instances.
 // Two independent buckets: per username (5 failures within 15 minutes lock it for 15 minutes)
 // and per client IP (100 failures within 15 minutes block that address until the window ends).
+//
+// An attempt is counted *before* its password is checked (a reservation), and the count is taken
+// atomically, so a burst of concurrent guesses cannot get more than the limit evaluated: the
+// attempts past the limit are refused at once. A success clears the username's count and gives
+// the IP bucket its slot back.
 import type { Queryable } from '../db/database.js';
 
 export const USER_FAILURE_LIMIT = 5;
@@ -11,47 +16,75 @@ export const WINDOW_SECONDS = 15 * 60;
 const userKey = (username: string) => `user:${username.toLowerCase()}`;
 const ipKey = (ip: string) => `ip:${ip}`;
 
-export type ThrottleVerdict = { blocked: false } | { blocked: true; retryAfterSeconds: number; reason: 'user' | 'ip' };
+/** An attempt allowed to check its password: which failure it would be for its username. */
+export type Reservation = { blocked: false; userAttempt: number } | { blocked: true; retryAfterSeconds: number; reason: 'user' | 'ip' };
 
-/** Whether a login attempt may proceed at all. */
-export async function checkLoginAllowed(db: Queryable, username: string, ip: string): Promise<ThrottleVerdict> {
-  const rows = await db.query<{ key: string; failures: number; lock_left: number | null; window_left: number }>(
-    `SELECT key, failures,
-            CEIL(EXTRACT(EPOCH FROM (locked_until - now())))::int AS lock_left,
-            CEIL(EXTRACT(EPOCH FROM (window_started_at + make_interval(secs => $3) - now())))::int AS window_left
-       FROM login_throttle WHERE key = $1 OR key = $2`,
-    [userKey(username), ipKey(ip), WINDOW_SECONDS],
+const windowExpired = `login_throttle.window_started_at < now() - make_interval(secs => $2)`;
+
+/** Counts one attempt against the IP bucket; answers the count and the seconds left in the window. */
+async function reserveIp(db: Queryable, ip: string): Promise<{ attempts: number; windowLeft: number }> {
+  const [row] = await db.query<{ failures: number; window_left: number }>(
+    `INSERT INTO login_throttle (key, failures, window_started_at) VALUES ($1, 1, now())
+     ON CONFLICT (key) DO UPDATE SET
+       failures = CASE WHEN ${windowExpired} THEN 1 ELSE login_throttle.failures + 1 END,
+       window_started_at = CASE WHEN ${windowExpired} THEN now() ELSE login_throttle.window_started_at END
+     RETURNING failures,
+       CEIL(EXTRACT(EPOCH FROM (window_started_at + make_interval(secs => $2) - now())))::int AS window_left`,
+    [ipKey(ip), WINDOW_SECONDS],
   );
-  for (const row of rows) {
-    if (row.key.startsWith('user:') && row.lock_left !== null && row.lock_left > 0) {
-      return { blocked: true, retryAfterSeconds: row.lock_left, reason: 'user' };
-    }
-    if (row.key.startsWith('ip:') && row.failures >= IP_FAILURE_LIMIT && row.window_left > 0) {
-      return { blocked: true, retryAfterSeconds: row.window_left, reason: 'ip' };
-    }
-  }
-  return { blocked: false };
+  return { attempts: row.failures, windowLeft: row.window_left };
 }
 
-async function countFailure(db: Queryable, key: string): Promise<number> {
+async function releaseIp(db: Queryable, ip: string): Promise<void> {
+  await db.query('UPDATE login_throttle SET failures = GREATEST(failures - 1, 0) WHERE key = $1', [ipKey(ip)]);
+}
+
+/** Counts one attempt against the username unless it is locked; answers the count, or the lock's seconds left. */
+async function reserveUser(db: Queryable, username: string): Promise<{ attempts: number } | { lockLeft: number }> {
   const [row] = await db.query<{ failures: number }>(
     `INSERT INTO login_throttle (key, failures, window_started_at) VALUES ($1, 1, now())
      ON CONFLICT (key) DO UPDATE SET
-       failures = CASE WHEN login_throttle.window_started_at < now() - make_interval(secs => $2)
-                       THEN 1 ELSE login_throttle.failures + 1 END,
-       window_started_at = CASE WHEN login_throttle.window_started_at < now() - make_interval(secs => $2)
-                       THEN now() ELSE login_throttle.window_started_at END
+       failures = CASE WHEN ${windowExpired} THEN 1 ELSE login_throttle.failures + 1 END,
+       window_started_at = CASE WHEN ${windowExpired} THEN now() ELSE login_throttle.window_started_at END,
+       locked_until = NULL
+     WHERE login_throttle.locked_until IS NULL OR login_throttle.locked_until <= now()
      RETURNING failures`,
-    [key, WINDOW_SECONDS],
+    [userKey(username), WINDOW_SECONDS],
   );
-  return row.failures;
+  if (row) return { attempts: row.failures };
+  const [locked] = await db.query<{ lock_left: number | null }>(
+    `SELECT CEIL(EXTRACT(EPOCH FROM (locked_until - now())))::int AS lock_left FROM login_throttle WHERE key = $1`,
+    [userKey(username)],
+  );
+  return { lockLeft: Math.max(1, locked?.lock_left ?? 1) };
 }
 
-/** Counts a failed attempt; returns true when it locked the username. */
-export async function recordLoginFailure(db: Queryable, username: string, ip: string): Promise<boolean> {
-  await countFailure(db, ipKey(ip));
-  const failures = await countFailure(db, userKey(username));
-  if (failures < USER_FAILURE_LIMIT) return false;
+/**
+ * Reserves a login attempt before the password is checked. Refused when the address or the username
+ * is blocked, or when earlier attempts still being checked already use up the username's limit.
+ */
+export async function reserveLoginAttempt(db: Queryable, username: string, ip: string): Promise<Reservation> {
+  const byIp = await reserveIp(db, ip);
+  if (byIp.attempts > IP_FAILURE_LIMIT) {
+    await releaseIp(db, ip);
+    return { blocked: true, retryAfterSeconds: Math.max(1, byIp.windowLeft), reason: 'ip' };
+  }
+  const byUser = await reserveUser(db, username);
+  if ('lockLeft' in byUser) {
+    await releaseIp(db, ip);
+    return { blocked: true, retryAfterSeconds: byUser.lockLeft, reason: 'user' };
+  }
+  if (byUser.attempts > USER_FAILURE_LIMIT) {
+    // Attempts already in flight will lock the username if they fail; this one is refused now.
+    await releaseIp(db, ip);
+    return { blocked: true, retryAfterSeconds: 1, reason: 'user' };
+  }
+  return { blocked: false, userAttempt: byUser.attempts };
+}
+
+/** A reserved attempt failed; returns true when it locked the username. */
+export async function settleLoginFailure(db: Queryable, username: string, userAttempt: number): Promise<boolean> {
+  if (userAttempt < USER_FAILURE_LIMIT) return false;
   await db.query(
     `UPDATE login_throttle SET failures = 0, window_started_at = now(),
             locked_until = now() + make_interval(secs => $2) WHERE key = $1`,
@@ -60,9 +93,10 @@ export async function recordLoginFailure(db: Queryable, username: string, ip: st
   return true;
 }
 
-/** A successful login clears the username's failure count. */
-export async function recordLoginSuccess(db: Queryable, username: string): Promise<void> {
+/** A reserved attempt succeeded: the username's failures are forgotten and the IP slot returned. */
+export async function settleLoginSuccess(db: Queryable, username: string, ip: string): Promise<void> {
   await db.query('DELETE FROM login_throttle WHERE key = $1', [userKey(username)]);
+  await releaseIp(db, ip);
 }
 
 export async function purgeLoginThrottle(db: Queryable): Promise<void> {

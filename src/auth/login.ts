@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js';
 import { HttpError, tooManyRequests } from '../http/errors.js';
 import { recordAudit } from '../audit/log.js';
 import { findUserByUsername, type UserRow } from '../users/store.js';
-import { checkLoginAllowed, recordLoginFailure, recordLoginSuccess } from './login-throttle.js';
+import { reserveLoginAttempt, settleLoginFailure, settleLoginSuccess } from './login-throttle.js';
 import { verifyPassword } from './passwords.js';
 import { createSession } from './sessions.js';
 import type { TokenService } from './tokens.js';
@@ -20,7 +20,7 @@ export interface LoginDeps {
 /** Checks a username and password; answers the user or throws the documented 401/429. */
 export async function checkPassword(deps: LoginDeps, username: string, password: string, ip: string): Promise<UserRow> {
   const actor = username.slice(0, 256);
-  const verdict = await checkLoginAllowed(deps.db, username, ip);
+  const verdict = await reserveLoginAttempt(deps.db, username, ip);
   if (verdict.blocked) {
     await recordAudit(deps.db, { actor, action: 'auth.login_blocked', details: { reason: verdict.reason }, ip });
     throw tooManyRequests(LOGIN_THROTTLED, verdict.retryAfterSeconds);
@@ -28,12 +28,12 @@ export async function checkPassword(deps: LoginDeps, username: string, password:
   const user = await findUserByUsername(deps.db, username);
   const passwordOk = await verifyPassword(password, user?.password_hash);
   if (!user || !passwordOk || user.disabled) {
-    const locked = await recordLoginFailure(deps.db, username, ip);
+    const locked = await settleLoginFailure(deps.db, username, verdict.userAttempt);
     await recordAudit(deps.db, { actor, action: 'auth.login_failed', ip });
     if (locked) await recordAudit(deps.db, { actor, action: 'auth.lockout', details: { minutes: 15 }, ip });
     throw new HttpError(401, LOGIN_FAILED, undefined, { 'WWW-Authenticate': 'Bearer' });
   }
-  await recordLoginSuccess(deps.db, username);
+  await settleLoginSuccess(deps.db, username, ip);
   return user;
 }
 

@@ -25,7 +25,9 @@ export async function serve(_args: string[]): Promise<number> {
       process.stderr.write(`vigil: ${error.message}\n`);
       return 1;
     }
-    throw error;
+    const where = config.databaseUrl ? 'the PostgreSQL database at DATABASE_URL' : `the embedded database in ${config.dataDir}`;
+    process.stderr.write(`vigil: could not start with ${where}: ${(error as Error).message}\n`);
+    return 1;
   }
   if (service.bootstrap?.generatedPassword) {
     process.stdout.write(
@@ -35,9 +37,20 @@ export async function serve(_args: string[]): Promise<number> {
   } else if (service.bootstrap) {
     process.stdout.write(`Created admin user '${service.bootstrap.username}' with the password from ADMIN_PASSWORD.\n`);
   }
-  await service.app.listen({ host: config.host, port: config.port });
+  let address: string;
+  try {
+    address = await service.app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await service.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason =
+      code === 'EADDRINUSE' ? 'the address is already in use' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    process.stderr.write(`vigil: cannot listen on ${config.host}:${config.port}: ${reason}\n`);
+    return 1;
+  }
   const storage = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded database in ${config.dataDir}`;
-  process.stdout.write(`Vigil is serving on ${config.publicUrl} (storage: ${storage})\n`);
+  // With PORT=0 the system picks the port: show the real address rather than the configured one.
+  process.stdout.write(`Vigil is serving on ${config.port === 0 ? address : config.publicUrl} (storage: ${storage})\n`);
 
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

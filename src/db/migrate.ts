@@ -6,11 +6,15 @@ import { migrations as allMigrations, type Migration } from './migrations/index.
 const MIGRATION_LOCK_KEY = 4_242_001;
 
 export async function migrate(db: Database, migrations: Migration[] = allMigrations): Promise<number[]> {
-  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version integer PRIMARY KEY,
-    name text NOT NULL,
-    applied_at timestamptz NOT NULL DEFAULT now()
-  )`);
+  // Under the same lock: concurrent CREATE TABLE IF NOT EXISTS can still collide in PostgreSQL's catalog.
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY,
+      name text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+  });
   const applied: number[] = [];
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     const done = await db.transaction(async (tx) => {

@@ -8,7 +8,7 @@ import { HttpError, sendError, toHttpError } from './errors.js';
 import { trackRoutes } from './method-not-allowed.js';
 import { registerOpenApi } from './openapi.js';
 import { ErrorBody } from './schemas.js';
-import { registerSecurityHeaders } from './security-headers.js';
+import { registerSecurityHeaders, SECURITY_HEADERS } from './security-headers.js';
 import { validatorCompiler } from './validation.js';
 import { BackendUnavailableError } from '../backends/backend.js';
 import { registerAccessControl, type ApiKeyResolver } from '../auth/access.js';
@@ -41,6 +41,14 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     bodyLimit: DEFAULT_BODY_LIMIT,
     trustProxy: options.trustProxy ?? false,
     return503OnClosing: true,
+    // Long enough that any over-long id reaches validation (and answers 404 like any other bad id).
+    routerOptions: { maxParamLength: 2048 },
+    // Errors Fastify raises before routing (an undecodable URL) still get the error model and headers.
+    frameworkErrors: (error, _request, reply) => {
+      reply.headers(SECURITY_HEADERS);
+      const status = error.statusCode === 414 ? 414 : 400;
+      return sendError(reply, new HttpError(status, status === 414 ? 'URI Too Long' : 'Malformed URL'));
+    },
     ajv: { customOptions: { removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -54,10 +54,18 @@ export class Conditions {
     return this;
   }
 
-  /** Adds the common created_after/created_before/search filters. */
+  /**
+   * Adds the common created_after/created_before/search filters. The bounds are exclusive at the
+   * millisecond precision timestamps are reported with (the database keeps microseconds), so passing
+   * back an item's own created_at excludes that item. Both conditions stay usable by an index.
+   */
   addCommon(query: ListQuery, createdColumn: string, searchColumns: string[]): this {
-    if (query.created_after) this.add(`${createdColumn} > ?`, query.created_after);
-    if (query.created_before) this.add(`${createdColumn} < ?`, query.created_before);
+    if (query.created_after) {
+      this.add(`${createdColumn} >= date_trunc('milliseconds', ?::timestamptz) + interval '1 millisecond'`, query.created_after);
+    }
+    if (query.created_before) {
+      this.add(`${createdColumn} < date_trunc('milliseconds', ?::timestamptz + interval '999 microseconds')`, query.created_before);
+    }
     if (query.search && searchColumns.length > 0) {
       const pattern = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       this.add(`(${searchColumns.map((c) => `${c} ILIKE ?`).join(' OR ')})`, ...searchColumns.map(() => pattern));

@@ -1,5 +1,6 @@
 // OpenAPI 3 description generated from the route schemas, served at /api/openapi.json.
 import swagger from '@fastify/swagger';
+import type { Access } from '../auth/access.js';
 import type { App } from './context.js';
 
 export async function registerOpenApi(app: App): Promise<void> {
@@ -27,6 +28,18 @@ export async function registerOpenApi(app: App): Promise<void> {
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
+  });
+  // Each operation states how it is authenticated, from its access declaration: session writes need
+  // the CSRF header too; public routes need nothing; external routes take an API key.
+  app.addHook('onRoute', (route) => {
+    const schema = (route.schema ??= {}) as { security?: unknown };
+    if (schema.security !== undefined) return;
+    const access = (route.config as { access?: Access } | undefined)?.access ?? { auth: 'session' };
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((m) => m.toUpperCase());
+    const writes = methods.some((m) => m !== 'GET' && m !== 'HEAD');
+    if (access.auth === 'public') schema.security = [];
+    else if (access.auth === 'apikey') schema.security = [{ apiKey: [] }];
+    else schema.security = writes ? [{ bearerAuth: [], csrfToken: [] }, { cookieAuth: [], csrfToken: [] }] : [{ bearerAuth: [] }, { cookieAuth: [] }];
   });
   app.get('/api/openapi.json', { config: { access: { auth: 'public' } }, schema: { hide: true } }, async () => app.swagger());
 }

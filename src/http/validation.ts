@@ -1,11 +1,42 @@
 // Schema validation: request bodies are checked strictly (no type coercion, unknown fields refused,
 // nothing silently removed); query strings and path parameters are coerced from their text form.
+// Two checks on top of the schemas keep database-level errors away from clients: strings with NUL
+// characters are refused (PostgreSQL cannot store them), date-times must be ones PostgreSQL can
+// read (year 0001 or later, UTC offset within ±15:59), and a uuid is the plain 8-4-4-4-12 form (the
+// `urn:uuid:` prefix that ajv-formats allows is not valid uuid input for PostgreSQL).
 import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 
 const Ajv = AjvModule.default ?? AjvModule;
 const addFormats = addFormatsModule.default ?? addFormatsModule;
+
+type Ajv = InstanceType<typeof Ajv>;
+
+const DATE_TIME = /^(\d{4})-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-](\d{2}):\d{2})$/;
+
+/** Narrows the RFC 3339 date-time format of ajv-formats to what PostgreSQL accepts. */
+function restrictDateTime(ajv: Ajv): void {
+  const base = ajv.formats['date-time'];
+  const baseCheck =
+    typeof base === 'function'
+      ? base
+      : base instanceof RegExp
+        ? (value: string) => base.test(value)
+        : typeof base === 'object' && typeof base.validate === 'function'
+          ? (base.validate as (value: string) => boolean)
+          : () => true;
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (value: string) => {
+      if (!baseCheck(value)) return false;
+      const match = DATE_TIME.exec(value);
+      if (!match) return false;
+      if (Number(match[1]) < 1) return false;
+      return match[2] === undefined || Number(match[2]) <= 15;
+    },
+  });
+}
 
 function makeAjv(coerce: boolean) {
   const ajv = new Ajv({
@@ -16,13 +47,64 @@ function makeAjv(coerce: boolean) {
     strict: false,
   });
   addFormats(ajv);
+  restrictDateTime(ajv);
+  ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
   return ajv;
 }
 
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 
+interface ValidationIssue {
+  instancePath: string;
+  keyword: string;
+  message: string;
+  params: Record<string, unknown>;
+}
+
+const escapePointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Every string (value or object key) in `data` that contains a NUL character; walks without recursion. */
+function nulIssues(data: unknown): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const stack: Array<[unknown, string]> = [[data, '']];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) issues.push({ instancePath: path, keyword: 'nul', message: 'must not contain NUL characters', params: {} });
+    } else if (Array.isArray(value)) {
+      value.forEach((item, i) => stack.push([item, `${path}/${i}`]));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        const itemPath = `${path}/${escapePointer(key)}`;
+        if (key.includes('\u0000')) issues.push({ instancePath: itemPath, keyword: 'nul', message: 'must not contain NUL characters', params: {} });
+        else stack.push([item, itemPath]);
+      }
+    }
+  }
+  return issues;
+}
+
+type Validate = ((data: unknown, dataCtx?: unknown) => boolean) & { errors?: unknown; schemaEnv?: unknown };
+
+function refuseNul(validate: Validate): Validate {
+  const wrapped: Validate = (data, dataCtx) => {
+    const valid = validate(data, dataCtx);
+    const nul = nulIssues(data);
+    if (nul.length === 0) {
+      wrapped.errors = validate.errors;
+      return valid;
+    }
+    wrapped.errors = [...((validate.errors as ValidationIssue[] | null | undefined) ?? []), ...nul];
+    return false;
+  };
+  // Fastify passes the parent object to Ajv-compiled functions (so defaults can be applied at the root).
+  wrapped.schemaEnv = validate.schemaEnv;
+  return wrapped;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  const validate = ajv.compile(schema as object) as unknown as Validate;
+  return refuseNul(validate) as unknown as ReturnType<FastifySchemaCompiler<unknown>>;
 };

@@ -40,7 +40,8 @@ export async function openTestPglite(): Promise<TestDatabase> {
   return { db, drop: () => db.close() };
 }
 
-export async function openTestPostgres(): Promise<TestDatabase> {
+/** A new, empty database on the TEST_DATABASE_URL server: its URL and a function that drops it. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set');
   const name = `vigil_test_${randomBytes(6).toString('hex')}`;
@@ -50,16 +51,26 @@ export async function openTestPostgres(): Promise<TestDatabase> {
   await admin.end();
   const target = new URL(url);
   target.pathname = `/${name}`;
-  const db = await openPostgres(target.toString());
+  return {
+    url: target.toString(),
+    async drop() {
+      const cleanup = new pg.Client({ connectionString: url });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.end();
+    },
+  };
+}
+
+export async function openTestPostgres(): Promise<TestDatabase> {
+  const created = await createPostgresDatabase();
+  const db = await openPostgres(created.url);
   await migrate(db);
   return {
     db,
     async drop() {
       await db.close();
-      const cleanup = new pg.Client({ connectionString: url });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.end();
+      await created.drop();
     },
   };
 }

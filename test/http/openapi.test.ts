@@ -1,0 +1,173 @@
+// GET /api/openapi.json: an OpenAPI 3 document, public, with security schemes, listing every registered route with its request and response schemas.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { anonymous, startService, type TestService } from '../helpers/service.js';
+
+/** Routes deliberately left out of the document. */
+const HIDDEN = new Set(['GET /api/openapi.json']);
+/** Routes that need no credentials. */
+const PUBLIC = new Set(['GET /api/health', 'POST /api/auth/login']);
+const LIST_PARAMETERS = ['page', 'page_size', 'sort_by', 'sort_order', 'created_after', 'created_before', 'search'];
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'];
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+/** Every "METHOD /path" Fastify routes, read from its route tree (HEAD twins of GET routes left out). */
+function registeredRoutes(tree: string): Set<string> {
+  const routes = new Set<string>();
+  const stack: string[] = [];
+  for (const line of tree.split('\n')) {
+    const at = line.search(/[├└]── /);
+    if (at < 0) continue;
+    const depth = at / 4;
+    const match = /^(\S*)(?: \(([A-Z, ]+)\))?/.exec(line.slice(at + 4));
+    if (!match) continue;
+    stack.length = depth;
+    const path = (stack[depth - 1] ?? '') + match[1];
+    stack[depth] = path;
+    for (const method of (match[2] ?? '').split(',').map((m) => m.trim()).filter(Boolean)) {
+      if (method === 'HEAD') continue;
+      routes.add(`${method} ${path.replace(/:(\w+)/g, '{$1}')}`);
+    }
+  }
+  return routes;
+}
+
+function collectRefs(node: Json, out: string[] = []): string[] {
+  if (Array.isArray(node)) node.forEach((n) => collectRefs(n, out));
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string') out.push(value);
+      else collectRefs(value, out);
+    }
+  }
+  return out;
+}
+
+function resolveRef(doc: Json, ref: string): Json {
+  assert.match(ref, /^#\//, `only local references: ${ref}`);
+  return ref
+    .slice(2)
+    .split('/')
+    .reduce((node: Json, part) => (node === undefined ? undefined : node[part.replace(/~1/g, '/').replace(/~0/g, '~')]), doc);
+}
+
+describe('OpenAPI document', () => {
+  let service: TestService;
+  let doc: Json;
+  const operations: Array<{ key: string; path: string; method: string; op: Json }> = [];
+
+  before(async () => {
+    service = await startService('pglite');
+    const res = await anonymous(service).get('/api/openapi.json');
+    assert.equal(res.statusCode, 200, res.body);
+    doc = res.data;
+    for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+      for (const method of HTTP_METHODS) {
+        if (item[method]) operations.push({ key: `${method.toUpperCase()} ${path}`, path, method: method.toUpperCase(), op: item[method] });
+      }
+    }
+  });
+  after(async () => {
+    await service?.close();
+  });
+
+  test('is served without credentials as JSON, declaring OpenAPI 3.x', async () => {
+    const res = await anonymous(service).get('/api/openapi.json');
+    assert.match(String(res.headers['content-type']), /^application\/json/);
+    assert.match(String(doc.openapi), /^3\.\d+\.\d+$/);
+    assert.equal(typeof doc.info?.title, 'string');
+    assert.equal(typeof doc.info?.version, 'string');
+    assert.ok(operations.length > 0);
+  });
+
+  test('declares the bearer token and session cookie security schemes and requires one by default', () => {
+    const schemes = doc.components?.securitySchemes ?? {};
+    const bearer = Object.values<Json>(schemes).find((s) => s.type === 'http' && String(s.scheme).toLowerCase() === 'bearer');
+    assert.ok(bearer, 'an HTTP bearer scheme');
+    const cookie = Object.values<Json>(schemes).find((s) => s.type === 'apiKey' && s.in === 'cookie');
+    assert.equal(cookie?.name, 'svc_session');
+    const csrf = Object.values<Json>(schemes).find((s) => s.type === 'apiKey' && s.in === 'header');
+    assert.equal(csrf?.name, 'X-CSRF-Token');
+    assert.ok(Array.isArray(doc.security) && doc.security.length > 0, 'a default security requirement');
+    for (const requirement of doc.security) for (const name of Object.keys(requirement)) assert.ok(schemes[name], `unknown scheme ${name}`);
+  });
+
+  test('lists exactly the routes Fastify serves, except the hidden ones', () => {
+    const registered = registeredRoutes(service.app.printRoutes({ commonPrefix: false }));
+    assert.ok(registered.size >= 10, `parsed routes: ${[...registered].join(', ')}`);
+    const documented = new Set(operations.map((o) => o.key));
+    const missing = [...registered].filter((r) => !HIDDEN.has(r) && !documented.has(r));
+    assert.deepEqual(missing, [], 'registered but not documented');
+    for (const { path, method, key } of operations) {
+      assert.ok(service.app.hasRoute({ method, url: path.replace(/\{(\w+)\}/g, ':$1') }), `documented but not served: ${key}`);
+      assert.ok(!HIDDEN.has(key), `hidden route is documented: ${key}`);
+    }
+  });
+
+  test('every operation has a summary, success and error responses with schemas', () => {
+    for (const { key, op } of operations) {
+      assert.equal(typeof op.summary, 'string', `${key}: summary`);
+      const responses = op.responses ?? {};
+      const success = Object.keys(responses).filter((code) => /^2\d\d$/.test(code));
+      assert.equal(success.length, 1, `${key}: one success response`);
+      const ok = responses[success[0]];
+      if (success[0] !== '204') assert.ok(ok.content?.['application/json']?.schema, `${key}: success schema`);
+      const errors = Object.keys(responses).filter((code) => /^[45]\d\d$/.test(code));
+      if (!PUBLIC.has(key)) assert.ok(errors.includes('401'), `${key}: documents 401`);
+      for (const code of errors) {
+        if (key === 'GET /api/health' && code === '503') continue; // the health report itself, not an error
+        const schema = responses[code].content?.['application/json']?.schema;
+        assert.ok(schema, `${key} ${code}: schema`);
+        const resolved = schema.$ref ? resolveRef(doc, schema.$ref) : schema;
+        assert.deepEqual([...(resolved.required ?? [])].sort(), ['detail', 'status_code'], `${key} ${code}: error model`);
+      }
+    }
+  });
+
+  test('request bodies, path and query parameters are described', () => {
+    for (const { key, path, method, op } of operations) {
+      const params = (op.parameters ?? []) as Json[];
+      for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
+        const param = params.find((p) => p.in === 'path' && p.name === name);
+        assert.ok(param?.schema, `${key}: path parameter ${name}`);
+        assert.equal(param.required, true, `${key}: path parameter ${name} required`);
+      }
+      // Action endpoints (logout, deploy, ...) take no body; updates always do.
+      if (['PUT', 'PATCH'].includes(method)) assert.ok(op.requestBody, `${key}: request body`);
+      if (op.requestBody) {
+        const contents = Object.entries<Json>(op.requestBody.content ?? {});
+        assert.ok(contents.length > 0, `${key}: request body content`);
+        for (const [type, content] of contents) assert.ok(content.schema, `${key}: request body schema for ${type}`);
+        const json = op.requestBody.content['application/json']?.schema;
+        if (json?.type === 'object') assert.equal(json.additionalProperties, false, `${key}: strict JSON body`);
+      }
+      const successSchema = op.responses?.['200']?.content?.['application/json']?.schema;
+      if (method === 'GET' && successSchema?.properties?.items && successSchema?.properties?.pages) {
+        const names = params.filter((p) => p.in === 'query').map((p) => p.name);
+        for (const name of LIST_PARAMETERS) assert.ok(names.includes(name), `${key}: list parameter ${name}`);
+        const pageSize = params.find((p) => p.name === 'page_size');
+        assert.equal(pageSize.schema.maximum, 100, `${key}: page_size maximum`);
+      }
+    }
+    const bodyFields = (k: string) => Object.keys(operations.find((o) => o.key === k)!.op.requestBody.content['application/json'].schema.properties).sort();
+    assert.deepEqual(bodyFields('POST /api/auth/login'), ['password', 'username']);
+    assert.deepEqual(bodyFields('POST /api/auth/password'), ['current_password', 'new_password']);
+    assert.deepEqual(bodyFields('POST /api/users'), ['password', 'role', 'username']);
+    assert.deepEqual(bodyFields('PATCH /api/users/{id}'), ['disabled', 'password', 'role']);
+  });
+
+  test('public operations say so; the rest need credentials', () => {
+    for (const { key, op } of operations) {
+      if (PUBLIC.has(key)) assert.deepEqual(op.security, [], `${key}: public`);
+      else assert.ok(op.security === undefined || op.security.length > 0, `${key}: must not be public`);
+    }
+  });
+
+  test('every $ref resolves inside the document', () => {
+    const refs = collectRefs(doc);
+    assert.ok(refs.length > 0);
+    for (const ref of refs) assert.ok(resolveRef(doc, ref) !== undefined, `unresolved ${ref}`);
+  });
+});
