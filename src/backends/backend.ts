@@ -1,7 +1,7 @@
 // The search-backend seam: deploy/undeploy a stored query in an index named svc-percolator-{pattern},
 // percolate a batch of events, and report health. Services never know which backend they talk to.
 import type { Queryable } from '../db/database.js';
-import type { PipelineSpec } from '../sigma/index.js';
+import type { CompiledRule, PipelineSpec } from '../sigma/index.js';
 
 export const percolatorIndexName = (patternName: string) => `svc-percolator-${patternName}`;
 
@@ -13,6 +13,11 @@ export interface StoredQuery {
   ruleVersion: number;
   yaml: string;
   pipeline: PipelineSpec;
+  /**
+   * The detection already compiled from exactly `yaml` and `pipeline`, when the caller has it: a hint
+   * that lets the backend skip compiling it again in this process. Never stored.
+   */
+  compiled?: CompiledRule;
 }
 
 export class BackendUnavailableError extends Error {
@@ -30,6 +35,8 @@ export interface SearchBackend {
    * Throws BackendUnavailableError when the backend cannot be reached.
    */
   deploy(tx: Queryable, index: string, query: StoredQuery): Promise<void>;
+  /** deploy() for many stored queries of one index at once (bulk import). */
+  deployMany(tx: Queryable, index: string, queries: StoredQuery[]): Promise<void>;
   /** Removes a stored query (absent is fine). */
   undeploy(tx: Queryable, index: string, id: string): Promise<void>;
   /** Makes committed changes live in this process now (other instances follow within a second). */

@@ -3,7 +3,7 @@
 // mapping change can never leave a deployed rule with a stale or broken stored query.
 import type { AppContext } from '../http/context.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
-import { checkDeployable, deployRule } from '../rules/deployment.js';
+import { checkDeployable, lockDeployments, redeployStoredQuery } from '../rules/deployment.js';
 import { deployedRulesOfPattern } from '../rules/store.js';
 import { countRulesOfPattern, deletePattern, findPatternById, updatePattern, type IndexPatternRow, type PatternChanges } from './store.js';
 
@@ -12,27 +12,30 @@ export const PATTERN_NOT_FOUND = 'Index pattern not found';
 const MAPPING_KEYS: (keyof PatternChanges)[] = ['field_mappings', 'default_mapping', 'preset'];
 
 export async function changePattern(ctx: AppContext, id: string, changes: PatternChanges): Promise<{ row: IndexPatternRow; redeployed: number }> {
-  const current = await findPatternById(ctx.db, id);
-  if (!current) throw notFound(PATTERN_NOT_FOUND);
-  const mappingChanged = MAPPING_KEYS.some((k) => changes[k] !== undefined && JSON.stringify(changes[k]) !== JSON.stringify(current[k]));
-  const deployed = mappingChanged ? await deployedRulesOfPattern(ctx.db, id) : [];
-  const proposed: IndexPatternRow = { ...current, ...changes } as IndexPatternRow;
-  for (const rule of deployed) {
-    try {
-      checkDeployable(rule.yaml_content, proposed);
-    } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      throw badRequest(`${detail} (deployed rule '${rule.title}', ${rule.id})`);
+  const outcome = await ctx.db.transaction(async (tx) => {
+    // Under the deployments lock, the deployed rules read here are exactly those to redeploy: any
+    // concurrent deploy or undeploy either committed before or waits and then reads the new mappings.
+    await lockDeployments(tx);
+    const current = await findPatternById(tx, id);
+    if (!current) throw notFound(PATTERN_NOT_FOUND);
+    const mappingChanged = MAPPING_KEYS.some((k) => changes[k] !== undefined && JSON.stringify(changes[k]) !== JSON.stringify(current[k]));
+    const deployed = mappingChanged ? await deployedRulesOfPattern(tx, id) : [];
+    const proposed: IndexPatternRow = { ...current, ...changes } as IndexPatternRow;
+    for (const rule of deployed) {
+      try {
+        checkDeployable(rule.yaml_content, proposed);
+      } catch (error) {
+        const detail = error instanceof Error ? error.message : String(error);
+        throw badRequest(`${detail} (deployed rule '${rule.title}', ${rule.id})`);
+      }
     }
-  }
-  const row = await ctx.db.transaction(async (tx) => {
     const updated = await updatePattern(tx, id, changes);
     if (!updated) throw notFound(PATTERN_NOT_FOUND);
-    for (const rule of deployed) await deployRule(tx, ctx.backend, rule);
-    return updated;
+    for (const rule of deployed) await redeployStoredQuery(tx, ctx.backend, rule, updated);
+    return { row: updated, redeployed: deployed.length };
   });
-  if (deployed.length > 0) await ctx.backend.sync();
-  return { row, redeployed: deployed.length };
+  if (outcome.redeployed > 0) await ctx.backend.sync();
+  return outcome;
 }
 
 export async function removePattern(ctx: AppContext, id: string): Promise<IndexPatternRow> {

@@ -12,18 +12,41 @@ import { INGEST_TOKEN_PREFIX, hashIngestToken } from '../index-patterns/ingest-t
 import { recordFields } from './field-catalogue.js';
 import { MAX_INGEST_BYTES, decodeBody, parseEvents } from './parse-body.js';
 
-function eventTime(pattern: IndexPatternRow, event: Record<string, unknown>, now: Date): Date {
+/** The event's time from the pattern's timestamp field (now when absent or unreadable); null when out of range. */
+function eventTime(pattern: IndexPatternRow, event: Record<string, unknown>, now: Date): Date | null {
   let found: unknown;
   makeAccessor(pattern.timestamp_field).each(event, (value) => {
     found = value;
     return true;
   });
-  if (typeof found === 'number' && Number.isFinite(found)) return new Date(found < 1e12 ? found * 1000 : found);
-  if (typeof found === 'string') {
-    const ms = Date.parse(found);
-    if (!Number.isNaN(ms)) return new Date(ms);
+  let ms: number | undefined;
+  if (typeof found === 'number' && Number.isFinite(found)) ms = Math.abs(found) < 1e12 ? found * 1000 : found;
+  else if (typeof found === 'string') {
+    const parsed = Date.parse(found);
+    if (!Number.isNaN(parsed)) ms = parsed;
   }
-  return now;
+  if (ms === undefined) return now;
+  const date = new Date(ms);
+  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999) return null;
+  return date;
+}
+
+/** Whether any key or string value holds a NUL character (the database cannot store those in JSON). */
+function containsNul(event: unknown): boolean {
+  const stack: unknown[] = [event];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return true;
+    } else if (Array.isArray(value)) stack.push(...value);
+    else if (value !== null && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) {
+        if (key.includes('\u0000')) return true;
+        stack.push(child);
+      }
+    }
+  }
+  return false;
 }
 
 async function patternOfToken(ctx: AppContext, authorization: string | undefined, name: string): Promise<IndexPatternRow> {
@@ -68,16 +91,26 @@ export async function ingestRoutes(app: App, ctx: AppContext): Promise<void> {
         if (!raw || raw.length === 0) throw new HttpError(400, 'The body holds no events');
         const batch = parseEvents(decodeBody(raw, request.headers['content-encoding']));
         const now = new Date();
-        const rows = batch.events.map(({ event }) => ({
-          time: eventTime(pattern, event, now),
-          hash: createHash('sha256').update(JSON.stringify(event)).digest('hex'),
-          event,
-        }));
+        const errors = [...batch.errors];
+        const rows: { time: Date; hash: string; event: Record<string, unknown> }[] = [];
+        for (const { index, event } of batch.events) {
+          if (containsNul(event)) {
+            errors.push({ index, error: 'the event contains NUL characters, which cannot be stored' });
+            continue;
+          }
+          const time = eventTime(pattern, event, now);
+          if (!time) {
+            errors.push({ index, error: `the timestamp in '${pattern.timestamp_field}' is out of range (years 1 to 9999)` });
+            continue;
+          }
+          rows.push({ time, hash: createHash('sha256').update(JSON.stringify(event)).digest('hex'), event });
+        }
+        errors.sort((a, b) => a.index - b.index);
         await ctx.db.transaction(async (tx) => {
           await ctx.history.store(tx, pattern.id, rows);
           await recordFields(tx, pattern.id, rows.map((r) => r.event));
         });
-        return { received: batch.received, accepted: rows.length, rejected: batch.errors.length, alerts_created: 0, errors: batch.errors };
+        return { received: batch.received, accepted: rows.length, rejected: errors.length, alerts_created: 0, errors };
       },
     );
   });

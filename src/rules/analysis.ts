@@ -1,7 +1,7 @@
 // From YAML to a rule the service can store, deploy or test: the spec's validation order
 // (1) YAML syntax → 400, (2) Sigma schema and (3) required fields → 422, (4) every field mapped by the
 // index pattern → 422, then compilation (unsafe regexes, placeholders) → 422.
-import { compileRule, parseRule, ruleFields, type CompiledRule, type Pipeline, type SigmaRule } from '../sigma/index.js';
+import { compileRule, compileSafeRegex, parseRule, ruleFields, type CompiledRule, type Pipeline, type SigmaRule } from '../sigma/index.js';
 import { badRequest, unprocessable, type FieldError } from '../http/errors.js';
 import { isMapped, pipelineOf } from '../index-patterns/pipeline.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
@@ -60,8 +60,39 @@ export function compileFor(rule: SigmaRule, pattern: IndexPatternRow | undefined
     if (unmapped.length > 0) throw unprocessable(detail, unmapped.flatMap((u) => u.errors));
   }
   const compiled = compileRule(rule, pipeline ?? identityPipeline());
-  if (!compiled.ok) throw unprocessable(detail, compiled.errors);
+  if (!compiled.ok) throw unprocessable(detail, withDetectionPaths(compiled.errors, rule.detection));
   return compiled.matcher;
+}
+
+/**
+ * The engine reports regexes it refuses by the (mapped) event field, as `detection (<field>)`; the
+ * API promises paths into the rule (`detection.selection.CommandLine|re`), so those are located again.
+ */
+function withDetectionPaths(errors: FieldError[], detection: Record<string, unknown>): FieldError[] {
+  if (!errors.some((e) => e.field.startsWith('detection ('))) return errors;
+  const located = regexErrors(detection);
+  if (located.length === 0) return errors;
+  return [...errors.filter((e) => !e.field.startsWith('detection (')), ...located];
+}
+
+function regexErrors(detection: Record<string, unknown>): FieldError[] {
+  const errors: FieldError[] = [];
+  const visit = (node: unknown, path: string) => {
+    if (Array.isArray(node)) node.forEach((child) => visit(child, path));
+    else if (node !== null && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        const modifiers = key.split('|').slice(1);
+        if (!modifiers.includes('re')) continue;
+        for (const source of Array.isArray(value) ? value : [value]) {
+          if (typeof source !== 'string') continue;
+          const compiled = compileSafeRegex({ source, i: modifiers.includes('i'), m: modifiers.includes('m'), s: modifiers.includes('s') });
+          if (!compiled.ok) errors.push({ field: `${path}.${key}`, message: compiled.message });
+        }
+      }
+    }
+  };
+  for (const [name, search] of Object.entries(detection)) if (name !== 'condition') visit(search, `detection.${name}`);
+  return errors;
 }
 
 function identityPipeline(): Pipeline {

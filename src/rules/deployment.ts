@@ -12,6 +12,18 @@ import { markDeployed, markUndeployed } from './store.js';
 
 export const NO_INDEX_PATTERN = 'Validation failed: no index pattern configured';
 
+const DEPLOYMENTS_LOCK = 0x56474450;
+
+/**
+ * Serialises every change of what is deployed (deploy, redeploy, undeploy, a pattern's mappings) until
+ * the transaction ends, so a stored query is always built from the mappings that commit with it.
+ * Order: take rule row locks first, then this lock, then read the index pattern; a transaction holding
+ * it never waits for a rule row lock.
+ */
+export async function lockDeployments(tx: Queryable): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1)', [DEPLOYMENTS_LOCK]);
+}
+
 /** The percolator document id of a rule's stored query. */
 export const percolatorIdOf = (ruleId: string) => ruleId;
 
@@ -40,6 +52,7 @@ export async function deployRule(
   rule: { id: string; version: number; yaml_content: string; index_pattern_id: string | null },
   previousPattern?: IndexPatternRow,
 ): Promise<{ percolatorId: string; pattern: IndexPatternRow }> {
+  await lockDeployments(tx);
   const pattern = checkDeployable(rule.yaml_content, rule.index_pattern_id ? await findPatternById(tx, rule.index_pattern_id) : undefined);
   const percolatorId = percolatorIdOf(rule.id);
   if (previousPattern && previousPattern.id !== pattern.id) {
@@ -56,8 +69,29 @@ export async function deployRule(
   return { percolatorId, pattern };
 }
 
+/**
+ * Rewrites the stored query of a deployed rule for its pattern's current mappings (after a mapping
+ * change), without touching the rule row. The caller holds lockDeployments.
+ */
+export async function redeployStoredQuery(
+  tx: Queryable,
+  backend: SearchBackend,
+  rule: { id: string; version: number; yaml_content: string },
+  pattern: IndexPatternRow,
+): Promise<void> {
+  checkDeployable(rule.yaml_content, pattern);
+  await backend.deploy(tx, percolatorIndexName(pattern.name), {
+    id: percolatorIdOf(rule.id),
+    ruleId: rule.id,
+    ruleVersion: rule.version,
+    yaml: rule.yaml_content,
+    pipeline: pipelineSpecOf(pattern),
+  });
+}
+
 /** Removes the stored query of a deployed rule and marks it undeployed, inside `tx`. */
 export async function undeployRule(tx: Queryable, backend: SearchBackend, rule: { id: string; index_pattern_id: string | null }): Promise<void> {
+  await lockDeployments(tx);
   const pattern = rule.index_pattern_id ? await findPatternById(tx, rule.index_pattern_id) : undefined;
   if (pattern) await backend.undeploy(tx, percolatorIndexName(pattern.name), percolatorIdOf(rule.id));
   await markUndeployed(tx, rule.id);

@@ -3,17 +3,26 @@
 // rule atomically with its version, stored query and audit entry. Answers per-document results.
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../http/context.js';
-import { HttpError, type FieldError } from '../http/errors.js';
+import { HttpError, badRequest, type FieldError } from '../http/errors.js';
 import { recordAudit } from '../audit/log.js';
-import { BackendUnavailableError } from '../backends/backend.js';
-import { findDefaultPattern, findPatternByName, type IndexPatternRow } from '../index-patterns/store.js';
+import { BackendUnavailableError, percolatorIndexName } from '../backends/backend.js';
+import type { CompiledRule } from '../sigma/index.js';
+import { pipelineSpecOf } from '../index-patterns/pipeline.js';
+import { findDefaultPattern, findPatternById, findPatternByName, type IndexPatternRow } from '../index-patterns/store.js';
 import { compileFor, contentOf, parseSigma } from './analysis.js';
-import { checkDeployable, deployRule } from './deployment.js';
+import { NO_INDEX_PATTERN, lockDeployments, percolatorIdOf } from './deployment.js';
 import type { ImportDocument } from './import-sources.js';
-import { insertRule, insertVersion, type RuleContent } from './store.js';
+import { insertRulesWithVersions, type RuleContent } from './store.js';
 import type { Actor } from './service.js';
 
-const BATCH = 200;
+const BATCH = 500;
+const YIELD_EVERY = 50;
+
+class PatternChangedError extends Error {
+  constructor() {
+    super('The index pattern changed during the import; import these rules again');
+  }
+}
 
 export interface ImportFailure {
   index: number;
@@ -43,41 +52,74 @@ export async function importRules(
   } else pattern = await findDefaultPattern(ctx.db);
   if (options.deploy && !(await ctx.backend.health())) throw new BackendUnavailableError();
 
+  // Each document is parsed and compiled once; the compiled detection goes to the backend as a hint.
   const failed: ImportFailure[] = [];
-  const ready: { index: number; content: RuleContent }[] = [];
-  documents.forEach((doc, index) => {
+  const ready: { index: number; content: RuleContent; compiled: CompiledRule }[] = [];
+  for (const [index, doc] of documents.entries()) {
+    // Parsing thousands of rules takes seconds: let other requests run in between.
+    if (index > 0 && index % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
     const where = doc.path === undefined ? {} : { path: doc.path };
     if (doc.error) {
       failed.push({ index, ...where, error: doc.error });
-      return;
+      continue;
     }
     try {
       const sigma = parseSigma(doc.yaml, 'Validation failed');
-      compileFor(sigma, pattern, 'Validation failed');
-      if (options.deploy) checkDeployable(doc.yaml, pattern);
-      ready.push({ index, content: contentOf(sigma, doc.yaml, undefined, pattern?.id ?? null) });
+      const compiled = compileFor(sigma, pattern, 'Validation failed');
+      if (options.deploy && !pattern) throw badRequest(NO_INDEX_PATTERN);
+      ready.push({ index, content: contentOf(sigma, doc.yaml, undefined, pattern?.id ?? null), compiled });
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
       const title = /^title:\s*(.+)$/m.exec(doc.yaml)?.[1]?.trim().replace(/^['"]|['"]$/g, '');
       failed.push({ index, ...where, ...(title ? { title } : {}), error: error.detail, ...(error.errors ? { errors: error.errors } : {}) });
     }
-  });
+  }
 
   const ids: string[] = [];
+  const pipeline = pattern ? pipelineSpecOf(pattern) : undefined;
   for (let start = 0; start < ready.length; start += BATCH) {
     const batch = ready.slice(start, start + BATCH).map((r) => ({ ...r, id: randomUUID() }));
-    await ctx.db.transaction(async (tx) => {
-      for (const { id, content } of batch) {
-        await insertRule(tx, id, content, actor.username);
-        await insertVersion(tx, { ruleId: id, version: 1, title: content.title, yaml: content.yaml_content, indexPatternId: content.index_pattern_id, changedBy: actor.username, reason: 'Imported' });
-        if (options.deploy) await deployRule(tx, ctx.backend, { id, version: 1, yaml_content: content.yaml_content, index_pattern_id: content.index_pattern_id });
-        await recordAudit(tx, { actor: actor.username, action: 'rule.create', targetType: 'rule', targetId: id, details: { title: content.title, deployed: options.deploy, imported: true }, ip: actor.ip });
+    try {
+      await writeBatch(batch);
+    } catch (error) {
+      if (!(error instanceof BackendUnavailableError) && !(error instanceof PatternChangedError)) throw error;
+      // This batch was rolled back as a whole: report its rules as failed, keep what committed before.
+      for (const { index, content } of batch) {
+        failed.push({ index, ...(documents[index].path === undefined ? {} : { path: documents[index].path }), title: content.title, error: error.message });
       }
-    });
+      continue;
+    }
     ids.push(...batch.map((b) => b.id));
   }
   if (options.deploy && ids.length > 0) await ctx.backend.sync();
   await recordAudit(ctx.db, { actor: actor.username, action: 'rule.import', details: { documents: documents.length, created: ids.length, failed: failed.length, deployed: options.deploy ? ids.length : 0 }, ip: actor.ip });
   failed.sort((a, b) => a.index - b.index);
   return { created: ids.length, deployed: options.deploy ? ids.length : 0, failed, rule_ids: ids };
+
+  async function writeBatch(batch: { id: string; content: RuleContent; compiled: CompiledRule }[]): Promise<void> {
+    await ctx.db.transaction(async (tx) => {
+      if (options.deploy && pattern) {
+        // The rules were checked against these mappings; deploy only if they still hold.
+        await lockDeployments(tx);
+        const now = await findPatternById(tx, pattern.id);
+        if (!now || JSON.stringify(pipelineSpecOf(now)) !== JSON.stringify(pipeline)) throw new PatternChangedError();
+      }
+      await insertRulesWithVersions(
+        tx,
+        batch.map(({ id, content }) => ({ id, content, percolatorId: options.deploy ? percolatorIdOf(id) : null })),
+        actor.username,
+        'Imported',
+      );
+      if (options.deploy && pattern && pipeline) {
+        await ctx.backend.deployMany(
+          tx,
+          percolatorIndexName(pattern.name),
+          batch.map(({ id, content, compiled }) => ({ id: percolatorIdOf(id), ruleId: id, ruleVersion: 1, yaml: content.yaml_content, pipeline, compiled })),
+        );
+      }
+      for (const { id, content } of batch) {
+        await recordAudit(tx, { actor: actor.username, action: 'rule.create', targetType: 'rule', targetId: id, details: { title: content.title, deployed: options.deploy, imported: true }, ip: actor.ip });
+      }
+    });
+  }
 }

@@ -2,10 +2,12 @@
 // deploy, undeploy, rollback and delete. Every change is one transaction and is audited; the
 // backend is synchronised after commit so the change is live at once.
 import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db/database.js';
 import type { AppContext } from '../http/context.js';
 import { notFound, unprocessable } from '../http/errors.js';
 import { recordAudit } from '../audit/log.js';
 import { findDefaultPattern, findPatternById, findPatternByName, type IndexPatternRow } from '../index-patterns/store.js';
+import { parseRule } from '../sigma/index.js';
 import { compileFor, contentOf, parseSigma } from './analysis.js';
 import { deployRule, undeployRule } from './deployment.js';
 import { deleteRuleRow, findRule, findVersion, insertRule, insertVersion, updateRuleContent, type RuleRow } from './store.js';
@@ -17,10 +19,10 @@ export interface Actor {
   ip: string;
 }
 
-async function resolvePattern(ctx: AppContext, name: string | null | undefined): Promise<IndexPatternRow | undefined> {
-  if (name === undefined) return findDefaultPattern(ctx.db);
+async function resolvePattern(db: Queryable, name: string | null | undefined): Promise<IndexPatternRow | undefined> {
+  if (name === undefined) return findDefaultPattern(db);
   if (name === null) return undefined;
-  const pattern = await findPatternByName(ctx.db, name);
+  const pattern = await findPatternByName(db, name);
   if (!pattern) throw unprocessable('Validation failed', [{ field: 'index_pattern', message: `index pattern '${name}' does not exist` }]);
   return pattern;
 }
@@ -31,13 +33,23 @@ async function loadRule(ctx: AppContext, id: string): Promise<RuleRow> {
   return rule;
 }
 
+/**
+ * Reads a rule and locks its row for the rest of `tx`: concurrent changes of one rule run one after
+ * the other, so versions are never computed from a stale read and a deploy always ships the latest content.
+ */
+async function lockRule(tx: Queryable, id: string): Promise<RuleRow> {
+  const rule = await findRule(tx, id, true);
+  if (!rule) throw notFound(RULE_NOT_FOUND);
+  return rule;
+}
+
 export async function createRule(
   ctx: AppContext,
   actor: Actor,
   input: { yaml_content: string; title?: string; deploy?: boolean; index_pattern?: string | null },
 ): Promise<RuleRow> {
   const sigma = parseSigma(input.yaml_content, 'Validation failed');
-  const pattern = await resolvePattern(ctx, input.index_pattern);
+  const pattern = await resolvePattern(ctx.db, input.index_pattern);
   compileFor(sigma, pattern, 'Validation failed');
   const content = contentOf(sigma, input.yaml_content, input.title, pattern?.id ?? null);
   const id = randomUUID();
@@ -51,29 +63,39 @@ export async function createRule(
   return loadRule(ctx, id);
 }
 
-/** Applies new content as a new version; a deployed rule is redeployed in the same transaction. */
+/** Applies new content as a new version of the locked `rule`; a deployed rule is redeployed in the same transaction. */
 async function writeVersion(
+  tx: Queryable,
   ctx: AppContext,
   actor: Actor,
   rule: RuleRow,
   next: { title: string; yaml: string; indexPatternId: string | null },
   reason: string | null,
-): Promise<RuleRow> {
+): Promise<number> {
   const sigma = parseSigma(next.yaml, 'Validation failed');
-  const pattern = next.indexPatternId ? await findPatternById(ctx.db, next.indexPatternId) : undefined;
+  const pattern = next.indexPatternId ? await findPatternById(tx, next.indexPatternId) : undefined;
   compileFor(sigma, pattern, 'Validation failed');
   const content = contentOf(sigma, next.yaml, next.title, next.indexPatternId);
   const version = rule.version + 1;
-  const previousPattern = rule.index_pattern_id ? await findPatternById(ctx.db, rule.index_pattern_id) : undefined;
-  await ctx.db.transaction(async (tx) => {
-    await updateRuleContent(tx, rule.id, content, version);
-    await insertVersion(tx, { ruleId: rule.id, version, title: content.title, yaml: content.yaml_content, indexPatternId: content.index_pattern_id, changedBy: actor.username, reason });
-    if (rule.status === 'deployed') {
-      await deployRule(tx, ctx.backend, { id: rule.id, version, yaml_content: content.yaml_content, index_pattern_id: content.index_pattern_id }, previousPattern);
-    }
-  });
-  if (rule.status === 'deployed') await ctx.backend.sync();
-  return loadRule(ctx, rule.id);
+  const previousPattern = rule.index_pattern_id ? await findPatternById(tx, rule.index_pattern_id) : undefined;
+  await updateRuleContent(tx, rule.id, content, version);
+  await insertVersion(tx, { ruleId: rule.id, version, title: content.title, yaml: content.yaml_content, indexPatternId: content.index_pattern_id, changedBy: actor.username, reason });
+  if (rule.status === 'deployed') {
+    await deployRule(tx, ctx.backend, { id: rule.id, version, yaml_content: content.yaml_content, index_pattern_id: content.index_pattern_id }, previousPattern);
+  }
+  return version;
+}
+
+/**
+ * The title after a YAML change without a new title: a title chosen at creation (or by an earlier
+ * update) stays; a title taken from the YAML follows the new YAML.
+ */
+function titleAfterYamlChange(rule: RuleRow, yaml: string | undefined): string {
+  if (yaml === undefined) return rule.title;
+  const next = parseSigma(yaml, 'Validation failed').title;
+  const previous = parseRule(rule.yaml_content);
+  const wasFromYaml = previous.ok && previous.rule.title === rule.title;
+  return wasFromYaml ? next : rule.title;
 }
 
 export async function updateRule(
@@ -82,43 +104,56 @@ export async function updateRule(
   id: string,
   input: { title?: string; yaml_content?: string; index_pattern?: string | null; change_reason?: string },
 ): Promise<RuleRow> {
-  const rule = await loadRule(ctx, id);
-  let indexPatternId = rule.index_pattern_id;
-  if (input.index_pattern !== undefined) indexPatternId = (await resolvePattern(ctx, input.index_pattern))?.id ?? null;
-  const yaml = input.yaml_content ?? rule.yaml_content;
-  const title = input.title ?? (input.yaml_content !== undefined ? parseSigma(yaml, 'Validation failed').title : rule.title);
-  if (yaml === rule.yaml_content && title === rule.title && indexPatternId === rule.index_pattern_id) return rule;
-  const updated = await writeVersion(ctx, actor, rule, { title, yaml, indexPatternId }, input.change_reason ?? null);
+  const outcome = await ctx.db.transaction(async (tx) => {
+    const rule = await lockRule(tx, id);
+    let indexPatternId = rule.index_pattern_id;
+    if (input.index_pattern !== undefined) indexPatternId = (await resolvePattern(tx, input.index_pattern))?.id ?? null;
+    const yaml = input.yaml_content ?? rule.yaml_content;
+    const title = input.title ?? titleAfterYamlChange(rule, input.yaml_content);
+    if (yaml === rule.yaml_content && title === rule.title && indexPatternId === rule.index_pattern_id) return null;
+    const version = await writeVersion(tx, ctx, actor, rule, { title, yaml, indexPatternId }, input.change_reason ?? null);
+    return { version, deployed: rule.status === 'deployed' };
+  });
+  if (!outcome) return loadRule(ctx, id);
+  if (outcome.deployed) await ctx.backend.sync();
   await recordAudit(ctx.db, {
     actor: actor.username,
     action: 'rule.update',
     targetType: 'rule',
     targetId: id,
-    details: { version: updated.version, fields: Object.keys(input).filter((k) => k !== 'change_reason'), reason: input.change_reason ?? null },
+    details: { version: outcome.version, fields: Object.keys(input).filter((k) => k !== 'change_reason'), reason: input.change_reason ?? null },
     ip: actor.ip,
   });
-  return updated;
+  return loadRule(ctx, id);
 }
 
 export async function rollbackRule(ctx: AppContext, actor: Actor, id: string, version: number): Promise<RuleRow> {
-  const rule = await loadRule(ctx, id);
-  const target = await findVersion(ctx.db, id, version);
-  if (!target) throw notFound('Version not found');
-  const stillExists = target.index_pattern_id ? await findPatternById(ctx.db, target.index_pattern_id) : undefined;
-  const updated = await writeVersion(
-    ctx,
-    actor,
-    rule,
-    { title: target.title, yaml: target.yaml_content, indexPatternId: stillExists ? target.index_pattern_id : rule.index_pattern_id },
-    `Rollback to version ${version}`,
-  );
-  await recordAudit(ctx.db, { actor: actor.username, action: 'rule.rollback', targetType: 'rule', targetId: id, details: { to_version: version, new_version: updated.version }, ip: actor.ip });
-  return updated;
+  const outcome = await ctx.db.transaction(async (tx) => {
+    const rule = await lockRule(tx, id);
+    const target = await findVersion(tx, id, version);
+    if (!target) throw notFound('Version not found');
+    const stillExists = target.index_pattern_id ? await findPatternById(tx, target.index_pattern_id) : undefined;
+    const newVersion = await writeVersion(
+      tx,
+      ctx,
+      actor,
+      rule,
+      { title: target.title, yaml: target.yaml_content, indexPatternId: stillExists ? target.index_pattern_id : rule.index_pattern_id },
+      `Rollback to version ${version}`,
+    );
+    return { version: newVersion, deployed: rule.status === 'deployed' };
+  });
+  if (outcome.deployed) await ctx.backend.sync();
+  await recordAudit(ctx.db, { actor: actor.username, action: 'rule.rollback', targetType: 'rule', targetId: id, details: { to_version: version, new_version: outcome.version }, ip: actor.ip });
+  return loadRule(ctx, id);
 }
 
 export async function deployExistingRule(ctx: AppContext, actor: Actor, id: string): Promise<RuleRow> {
-  const rule = await loadRule(ctx, id);
-  await ctx.db.transaction((tx) => deployRule(tx, ctx.backend, rule));
+  const rule = await ctx.db.transaction(async (tx) => {
+    const locked = await lockRule(tx, id);
+    await deployRule(tx, ctx.backend, locked);
+    return locked;
+  });
   await ctx.backend.sync();
   await recordAudit(ctx.db, { actor: actor.username, action: 'rule.deploy', targetType: 'rule', targetId: id, details: { version: rule.version, redeploy: rule.status === 'deployed' }, ip: actor.ip });
   return loadRule(ctx, id);
@@ -126,9 +161,13 @@ export async function deployExistingRule(ctx: AppContext, actor: Actor, id: stri
 
 /** Undeploys; an undeployed rule is left as it is. Answers whether anything changed. */
 export async function undeployExistingRule(ctx: AppContext, actor: Actor, id: string): Promise<boolean> {
-  const rule = await loadRule(ctx, id);
-  if (rule.status !== 'deployed') return false;
-  await ctx.db.transaction((tx) => undeployRule(tx, ctx.backend, rule));
+  const changed = await ctx.db.transaction(async (tx) => {
+    const rule = await lockRule(tx, id);
+    if (rule.status !== 'deployed') return false;
+    await undeployRule(tx, ctx.backend, rule);
+    return true;
+  });
+  if (!changed) return false;
   await ctx.backend.sync();
   await recordAudit(ctx.db, { actor: actor.username, action: 'rule.undeploy', targetType: 'rule', targetId: id, ip: actor.ip });
   return true;
@@ -136,10 +175,11 @@ export async function undeployExistingRule(ctx: AppContext, actor: Actor, id: st
 
 /** Deletes a rule with its versions, exceptions and stored query; alerts and audit entries stay. */
 export async function deleteRule(ctx: AppContext, actor: Actor, id: string): Promise<void> {
-  const rule = await loadRule(ctx, id);
-  await ctx.db.transaction(async (tx) => {
-    if (rule.status === 'deployed') await undeployRule(tx, ctx.backend, rule);
+  const rule = await ctx.db.transaction(async (tx) => {
+    const locked = await lockRule(tx, id);
+    if (locked.status === 'deployed') await undeployRule(tx, ctx.backend, locked);
     if (!(await deleteRuleRow(tx, id))) throw notFound(RULE_NOT_FOUND);
+    return locked;
   });
   if (rule.status === 'deployed') await ctx.backend.sync();
   await recordAudit(ctx.db, { actor: actor.username, action: 'rule.delete', targetType: 'rule', targetId: id, details: { title: rule.title }, ip: actor.ip });

@@ -60,6 +60,48 @@ export async function insertRule(tx: Queryable, id: string, content: RuleContent
   );
 }
 
+/**
+ * Inserts many new rules with their first version in a few statements (bulk import). A rule with a
+ * `percolatorId` is inserted as deployed at version 1 (its stored query is written by the caller).
+ */
+export async function insertRulesWithVersions(
+  tx: Queryable,
+  rules: { id: string; content: RuleContent; percolatorId: string | null }[],
+  createdBy: string,
+  reason: string,
+): Promise<void> {
+  const BATCH = 500;
+  for (let start = 0; start < rules.length; start += BATCH) {
+    const slice = rules.slice(start, start + BATCH);
+    const params: unknown[] = [createdBy];
+    const values = slice.map(({ id, content, percolatorId }) => {
+      params.push(id, content.title, content.yaml_content, content.severity, content.level, JSON.stringify(content.tags), content.description,
+        content.author, JSON.stringify(content.logsource), content.sigma_id, content.index_pattern_id, percolatorId);
+      const n = params.length - 12;
+      const p = (k: number) => `$${n + k}`;
+      return `(${p(1)}::uuid, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}::jsonb, ${p(7)}, ${p(8)}, ${p(9)}::jsonb, ${p(10)}, ${p(11)}::uuid, $1,
+        CASE WHEN ${p(12)}::text IS NULL THEN 'undeployed' ELSE 'deployed' END, CASE WHEN ${p(12)}::text IS NULL THEN NULL ELSE now() END,
+        ${p(12)}::text, CASE WHEN ${p(12)}::text IS NULL THEN NULL ELSE 1 END)`;
+    });
+    await tx.query(
+      `INSERT INTO rules (id, title, yaml_content, severity, level, tags, description, author, logsource, sigma_id,
+          index_pattern_id, created_by, status, deployed_at, percolator_id, deployed_version)
+       VALUES ${values.join(', ')}`,
+      params,
+    );
+    const versionParams: unknown[] = [createdBy, reason];
+    const versionValues = slice.map(({ id, content }) => {
+      versionParams.push(id, content.title, content.yaml_content, content.index_pattern_id);
+      const n = versionParams.length - 4;
+      return `($${n + 1}::uuid, 1, $${n + 2}, $${n + 3}, $${n + 4}::uuid, $1, $2)`;
+    });
+    await tx.query(
+      `INSERT INTO rule_versions (rule_id, version, title, yaml_content, index_pattern_id, changed_by, change_reason) VALUES ${versionValues.join(', ')}`,
+      versionParams,
+    );
+  }
+}
+
 export async function updateRuleContent(tx: Queryable, id: string, content: RuleContent, version: number): Promise<void> {
   await tx.query(
     `UPDATE rules SET title = $2, yaml_content = $3, severity = $4, level = $5, tags = $6, description = $7, author = $8,
@@ -130,5 +172,5 @@ export async function findVersion(db: Queryable, ruleId: string, version: number
 }
 
 export async function deployedRulesOfPattern(db: Queryable, patternId: string): Promise<RuleRow[]> {
-  return db.query<RuleRow>(`SELECT ${RULE_SELECT} FROM ${RULE_FROM} WHERE r.index_pattern_id = $1 AND r.status = 'deployed'`, [patternId]);
+  return db.query<RuleRow>(`SELECT ${RULE_SELECT} FROM ${RULE_FROM} WHERE r.index_pattern_id = $1 AND r.status = 'deployed' ORDER BY r.id`, [patternId]);
 }

@@ -8,7 +8,10 @@ import { findRule, findVersion, listVersions } from './store.js';
 import { RuleSchema, VersionSchema, ruleView, versionView } from './view.js';
 import { actorOf, analyst, reader } from './routes.js';
 
-const VersionParams = Type.Object({ id: Uuid, version: Type.Integer({ minimum: 1 }) });
+// The version number is checked in the handler, so a bad rule id answers "Rule not found" and a bad
+// version number "Version not found".
+const VersionParams = Type.Object({ id: Uuid, version: Type.String({ maxLength: 20 }) });
+const VERSION_NUMBER = /^[1-9][0-9]{0,8}$/;
 
 export function versionRoutes(app: App, ctx: AppContext): void {
   app.get(
@@ -26,12 +29,13 @@ export function versionRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/api/rules/:id/versions/:version',
     {
-      config: { ...reader, notFound: 'Version not found' },
+      config: reader,
       schema: { tags: ['rules'], summary: 'One version of a rule', params: VersionParams, response: { 200: VersionSchema, ...errorResponses(401, 404) } },
     },
     async (request) => {
       if (!(await findRule(ctx.db, request.params.id))) throw notFound(RULE_NOT_FOUND);
-      const version = await findVersion(ctx.db, request.params.id, request.params.version);
+      const number = VERSION_NUMBER.test(request.params.version) ? Number(request.params.version) : null;
+      const version = number === null ? undefined : await findVersion(ctx.db, request.params.id, number);
       if (!version) throw notFound('Version not found');
       return versionView(version);
     },

@@ -7,8 +7,31 @@ import type { Database, Queryable } from '../../db/database.js';
 import { BackendUnavailableError, type SearchBackend, type StoredQuery } from '../backend.js';
 import { RuleSet } from './rule-set.js';
 import { compileStoredQuery, type StoredQueryDocument } from './stored-query-compiler.js';
+import type { CompiledRule } from '../../sigma/index.js';
+
+const precompiledKey = (index: string, id: string) => `${index}\u0000${id}`;
+
+/** JSON with object keys sorted, so a document compares equal after a round trip through jsonb. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
 
 const POLL_INTERVAL_MS = 400;
+/** Rows per INSERT when many stored queries are written at once. */
+const DEPLOY_BATCH = 500;
+/**
+ * Writers of stored queries hold this transaction-level advisory lock from taking their sequence
+ * numbers until they commit, so changes commit in sequence order and a follower that has applied
+ * sequence n can never later see a commit below n. Callers take their row locks (rules) before it.
+ */
+const STORED_QUERY_WRITE_LOCK = 0x5647494c;
+/** Bound on compiled detections waiting for their commit (those of rolled-back deploys are dropped past it). */
+const MAX_PRECOMPILED = 50_000;
 
 interface ChangeRow {
   percolator_index: string;
@@ -25,6 +48,8 @@ export class EmbeddedBackend implements SearchBackend {
   private lastSeq = 0;
   private syncing: Promise<void> = Promise.resolve();
   private timer?: NodeJS.Timeout;
+  /** Detections compiled by callers of deploy in this process, used when their change is applied. */
+  private readonly precompiled = new Map<string, { yaml: string; pipeline: string; rule: CompiledRule }>();
 
   private constructor(
     private readonly db: Database,
@@ -57,19 +82,56 @@ export class EmbeddedBackend implements SearchBackend {
   }
 
   async deploy(tx: Queryable, index: string, query: StoredQuery): Promise<void> {
+    await this.deployMany(tx, index, [query]);
+  }
+
+  async deployMany(tx: Queryable, index: string, queries: StoredQuery[]): Promise<void> {
     this.ensureAvailable();
-    const doc: StoredQueryDocument = { ruleId: query.ruleId, ruleVersion: query.ruleVersion, yaml: query.yaml, pipeline: query.pipeline };
-    await tx.query(
-      `INSERT INTO stored_queries (percolator_index, id, rule_id, rule_version, query, deleted, seq, updated_at)
-       VALUES ($1, $2, $3, $4, $5, false, nextval('stored_query_seq'), now())
-       ON CONFLICT (percolator_index, id) DO UPDATE SET rule_id = EXCLUDED.rule_id, rule_version = EXCLUDED.rule_version,
-         query = EXCLUDED.query, deleted = false, seq = EXCLUDED.seq, updated_at = now()`,
-      [index, query.id, query.ruleId, query.ruleVersion, JSON.stringify(doc)],
-    );
+    if (queries.length === 0) return;
+    await this.lockWrites(tx);
+    for (let start = 0; start < queries.length; start += DEPLOY_BATCH) {
+      const params: unknown[] = [index];
+      const values: string[] = [];
+      for (const query of queries.slice(start, start + DEPLOY_BATCH)) {
+        const doc: StoredQueryDocument = { ruleId: query.ruleId, ruleVersion: query.ruleVersion, yaml: query.yaml, pipeline: query.pipeline };
+        params.push(query.id, query.ruleId, query.ruleVersion, JSON.stringify(doc));
+        const n = params.length;
+        values.push(`($1, $${n - 3}, $${n - 2}::uuid, $${n - 1}::integer, $${n}::jsonb, false, nextval('stored_query_seq'), now())`);
+        if (query.compiled) this.remember(index, query);
+      }
+      await tx.query(
+        `INSERT INTO stored_queries (percolator_index, id, rule_id, rule_version, query, deleted, seq, updated_at)
+         VALUES ${values.join(', ')}
+         ON CONFLICT (percolator_index, id) DO UPDATE SET rule_id = EXCLUDED.rule_id, rule_version = EXCLUDED.rule_version,
+           query = EXCLUDED.query, deleted = false, seq = EXCLUDED.seq, updated_at = now()`,
+        params,
+      );
+    }
+  }
+
+  private async lockWrites(tx: Queryable): Promise<void> {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [STORED_QUERY_WRITE_LOCK]);
+  }
+
+  private remember(index: string, query: StoredQuery): void {
+    if (this.precompiled.size >= MAX_PRECOMPILED) this.precompiled.clear();
+    this.precompiled.set(precompiledKey(index, query.id), { yaml: query.yaml, pipeline: canonicalJson(query.pipeline), rule: query.compiled! });
+  }
+
+  /** The caller's compiled detection for this exact document, if it left one; else compiles it. */
+  private compile(index: string, id: string, doc: StoredQueryDocument): ReturnType<typeof compileStoredQuery> {
+    const key = precompiledKey(index, id);
+    const ready = this.precompiled.get(key);
+    if (ready) {
+      this.precompiled.delete(key);
+      if (ready.yaml === doc.yaml && ready.pipeline === canonicalJson(doc.pipeline)) return { ok: true, rule: ready.rule };
+    }
+    return compileStoredQuery(doc);
   }
 
   async undeploy(tx: Queryable, index: string, id: string): Promise<void> {
     this.ensureAvailable();
+    await this.lockWrites(tx);
     await tx.query(
       `UPDATE stored_queries SET deleted = true, query = NULL, seq = nextval('stored_query_seq'), updated_at = now()
        WHERE percolator_index = $1 AND id = $2 AND NOT deleted`,
@@ -96,7 +158,7 @@ export class EmbeddedBackend implements SearchBackend {
       if (row.deleted || !row.query) {
         set.remove(row.id);
       } else {
-        const compiled = compileStoredQuery(row.query);
+        const compiled = this.compile(row.percolator_index, row.id, row.query);
         if (compiled.ok) set.put(row.id, compiled.rule);
         else {
           set.remove(row.id);

@@ -32,7 +32,10 @@ const ExceptionSchema = Type.Object(
 
 const view = (row: ExceptionRow) => ({ ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() });
 const RuleParams = Type.Object({ id: Uuid });
-const ExceptionParams = Type.Object({ id: Uuid, eid: Uuid });
+// The exception id is checked in the handler, so a bad rule id answers "Rule not found" and a bad
+// exception id "Exception not found".
+const ExceptionParams = Type.Object({ id: Uuid, eid: Type.String({ maxLength: 100 }) });
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function checkValue(operator: ExceptionOperator, value: string | string[]): void {
   const problem = exceptionValueProblem({ operator, value });
@@ -84,7 +87,7 @@ export function exceptionRoutes(app: App, ctx: AppContext): void {
   app.patch(
     '/api/rules/:id/exceptions/:eid',
     {
-      config: { ...analyst, notFound: EXCEPTION_NOT_FOUND },
+      config: analyst,
       schema: {
         tags: ['rules'],
         summary: 'Change an exception',
@@ -99,6 +102,7 @@ export function exceptionRoutes(app: App, ctx: AppContext): void {
     async (request) => {
       const { id: ruleId, eid } = request.params;
       await ruleMustExist(ruleId);
+      if (!UUID_RE.test(eid)) throw notFound(EXCEPTION_NOT_FOUND);
       const existing = await findException(ctx.db, ruleId, eid);
       if (!existing) throw notFound(EXCEPTION_NOT_FOUND);
       const next = { field: request.body.field ?? existing.field, operator: request.body.operator ?? existing.operator, value: request.body.value ?? existing.value };
@@ -115,12 +119,13 @@ export function exceptionRoutes(app: App, ctx: AppContext): void {
   app.delete(
     '/api/rules/:id/exceptions/:eid',
     {
-      config: { ...analyst, notFound: EXCEPTION_NOT_FOUND },
+      config: analyst,
       schema: { tags: ['rules'], summary: 'Delete an exception', params: ExceptionParams, response: { 204: Empty, ...errorResponses(401, 403, 404) } },
     },
     async (request, reply) => {
       const { id: ruleId, eid } = request.params;
       await ruleMustExist(ruleId);
+      if (!UUID_RE.test(eid)) throw notFound(EXCEPTION_NOT_FOUND);
       if (!(await deleteException(ctx.db, ruleId, eid))) throw notFound(EXCEPTION_NOT_FOUND);
       const actor = actorOf(request);
       await recordAudit(ctx.db, { actor: actor.username, action: 'rule.exception_delete', targetType: 'rule', targetId: ruleId, details: { exception_id: eid }, ip: actor.ip });

@@ -1,0 +1,130 @@
+// POST /api/logs/{pattern}: JSON object, array, NDJSON and gzip bodies; the answer {received, accepted,
+// rejected, alerts_created, errors}; ingest-token checks; size limit; events stored; the field catalogue.
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
+import { anonymous, describeEachDatabase, loginAdmin, type Client } from '../helpers/service.js';
+import { NIL_UUID, assertError, countRows, createPattern, ingest, type CreatedPattern, userAs } from '../rules/fixtures.js';
+
+describeEachDatabase('event ingestion and the field catalogue', (ctx) => {
+  let admin: Client;
+  let viewer: Client;
+  let pattern: CreatedPattern;
+  let other: CreatedPattern;
+
+  before(async () => {
+    admin = await loginAdmin(ctx.service);
+    viewer = await userAs(admin, 'viewer', 'olga');
+    pattern = await createPattern(admin, { name: 'fw' });
+    other = await createPattern(admin, { name: 'other' });
+  });
+
+  const post = (body: string | Buffer, headers: Record<string, string> = {}, target = pattern) =>
+    ctx.service.app.inject({
+      method: 'POST',
+      url: `/api/logs/${target.name}`,
+      payload: body,
+      headers: { authorization: `Bearer ${target.ingest_token}`, 'content-type': 'application/json', ...headers },
+    });
+  const storedEvents = () => countRows(ctx.service, 'events WHERE index_pattern_id = $1', [pattern.id]);
+
+  test('a single JSON object', async () => {
+    const response = await ingest(ctx.service, pattern, { '@timestamp': new Date().toISOString(), src: '10.0.0.1', action: 'deny' });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual(response.data, { received: 1, accepted: 1, rejected: 0, alerts_created: 0, errors: [] });
+  });
+
+  test('a JSON array with a non-object item: that item is rejected with its index, the rest stored', async () => {
+    const beforeCount = await storedEvents();
+    const response = await ingest(ctx.service, pattern, [{ n: 1 }, 'oops', { n: 2 }, [1], { n: 3 }]);
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.data.received, 5);
+    assert.equal(response.data.accepted, 3);
+    assert.equal(response.data.rejected, 2);
+    assert.equal(response.data.alerts_created, 0);
+    assert.deepEqual(response.data.errors.map((e: { index: number }) => e.index), [1, 3]);
+    for (const e of response.data.errors) assert.equal(typeof e.error, 'string');
+    assert.equal(await storedEvents(), beforeCount + 3);
+  });
+
+  test('NDJSON (bad lines reported) and gzip', async () => {
+    const ndjson = ['{"line":1}', '{"line":2}', 'not json', '', '{"line":3}'].join('\n');
+    const response = await post(ndjson, { 'content-type': 'application/x-ndjson' });
+    assert.equal(response.statusCode, 200, response.body);
+    const data = JSON.parse(response.body);
+    assert.equal(data.received, 4);
+    assert.equal(data.accepted, 3);
+    assert.equal(data.rejected, 1);
+    assert.deepEqual(data.errors.map((e: { index: number }) => e.index), [2]);
+
+    const gz = await post(gzipSync(Buffer.from(JSON.stringify([{ zipped: 1 }, { zipped: 2 }]))), { 'content-encoding': 'gzip' });
+    assert.equal(gz.statusCode, 200, gz.body);
+    assert.equal(JSON.parse(gz.body).accepted, 2);
+    const badGzip = await post(Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' });
+    assert.equal(badGzip.statusCode, 400, badGzip.body);
+  });
+
+  test('empty and malformed bodies are 400', async () => {
+    assert.equal((await post('')).statusCode, 400);
+    assert.equal((await post('[{"a":1}')).statusCode, 400);
+  });
+
+  test('ingest tokens: none, wrong, a session token → 401; another pattern\'s token → 401 or 403; unknown pattern refused', async () => {
+    const body = { msg: 'x' };
+    assertError(await anonymous(ctx.service).post('/api/logs/fw', body), 401, 'Could not validate credentials');
+    assertError(await anonymous(ctx.service).post('/api/logs/fw', body, { authorization: 'Bearer svc_it_wrongwrongwrongwrongwrongwrongwrongwrong' }), 401, 'Could not validate credentials');
+    assertError(await anonymous(ctx.service).post('/api/logs/fw', body, { authorization: `Bearer ${admin.token}` }), 401, 'Could not validate credentials');
+    const crossed = await anonymous(ctx.service).post('/api/logs/fw', body, { authorization: `Bearer ${other.ingest_token}` });
+    assert.ok(crossed.statusCode === 401 || crossed.statusCode === 403, crossed.body);
+    const unknown = await anonymous(ctx.service).post('/api/logs/nope', body, { authorization: `Bearer ${pattern.ingest_token}` });
+    assert.ok(unknown.statusCode === 403 || unknown.statusCode === 404 || unknown.statusCode === 401, unknown.body);
+    assert.equal(await countRows(ctx.service, 'events WHERE index_pattern_id = $1', [other.id]), 0);
+  });
+
+  test('a body over 10 MiB is 413', async () => {
+    const big = JSON.stringify([{ blob: 'x'.repeat(10 * 1024 * 1024 + 10) }]);
+    const response = await post(big);
+    assert.equal(response.statusCode, 413, response.body.slice(0, 200));
+    const bomb = gzipSync(Buffer.alloc(11 * 1024 * 1024, 0x20));
+    const inflated = await post(bomb, { 'content-encoding': 'gzip' });
+    assert.equal(inflated.statusCode, 413, inflated.body.slice(0, 200));
+  });
+
+  test('events the database cannot hold are rejected one by one, never a 500', async () => {
+    const beforeCount = await storedEvents();
+    const response = await post(
+      JSON.stringify([
+        { ok: 1 },
+        { text: 'nul \u0000 inside' },
+        { 'key\u0000': 'nul in a key' },
+        { '@timestamp': '-100000-01-01T00:00:00Z', far: 'past' },
+        { '@timestamp': 1e300, far: 'future' },
+        { '@timestamp': -9e15, far: 'negative' },
+        { ok: 2 },
+      ]),
+    );
+    assert.equal(response.statusCode, 200, response.body);
+    const data = JSON.parse(response.body);
+    assert.equal(data.received, 7);
+    assert.equal(data.accepted, 2, response.body);
+    assert.equal(data.rejected, 5, response.body);
+    assert.deepEqual(data.errors.map((e: { index: number }) => e.index), [1, 2, 3, 4, 5]);
+    assert.equal(await storedEvents(), beforeCount + data.accepted);
+  });
+
+  test('GET …/fields lists the dotted fields seen, with counts', async () => {
+    const p = await createPattern(admin, { name: 'catalogue' });
+    const response = await ingest(ctx.service, p, [
+      { '@timestamp': '2026-01-01T00:00:00Z', source: { ip: '1.2.3.4', port: 80 }, user: { name: 'a' } },
+      { '@timestamp': '2026-01-01T00:00:01Z', source: { ip: '1.2.3.5' }, tags: ['x', 'y'] },
+      { '@timestamp': '2026-01-01T00:00:02Z', 'host.name': 'h1' },
+    ]);
+    assert.equal(response.statusCode, 200, response.body);
+    const fields = await viewer.get(`/api/index_patterns/${p.id}/fields`);
+    assert.equal(fields.statusCode, 200, fields.body);
+    const counts = Object.fromEntries(fields.data.items.map((f: { field: string; count: number }) => [f.field, f.count]));
+    assert.deepEqual(counts, { '@timestamp': 3, 'source.ip': 2, 'source.port': 1, 'user.name': 1, tags: 1, 'host.name': 1 });
+    for (const f of fields.data.items) assert.match(f.last_seen, /^\d{4}-\d{2}-\d{2}T/);
+    assert.equal((await viewer.get(`/api/index_patterns/${NIL_UUID}/fields`)).statusCode, 404);
+  });
+});
