@@ -11,6 +11,7 @@ import { ErrorBody } from './schemas.js';
 import { registerSecurityHeaders, SECURITY_HEADERS } from './security-headers.js';
 import { validatorCompiler } from './validation.js';
 import { BackendUnavailableError } from '../backends/backend.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../db/constraint-errors.js';
 import { registerAccessControl, type ApiKeyResolver } from '../auth/access.js';
 import { authRoutes } from '../auth/routes.js';
 import { auditRoutes } from '../audit/routes.js';
@@ -71,7 +72,13 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   app.setErrorHandler((error, request, reply) => {
     const httpError =
-      error instanceof BackendUnavailableError ? new HttpError(503, error.message) : toHttpError(error as Error, request);
+      error instanceof BackendUnavailableError
+        ? new HttpError(503, error.message)
+        : isForeignKeyViolation(error)
+          ? new HttpError(409, 'Something this request refers to was changed or removed at the same time; retry')
+          : isUniqueViolation(error)
+            ? new HttpError(409, 'This conflicts with data created at the same time; retry')
+            : toHttpError(error as Error, request);
     if (httpError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, httpError);
   });

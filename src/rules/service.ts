@@ -1,5 +1,5 @@
 // The rule lifecycle: create (optionally deployed, atomically), update with versioning and redeploy,
-// deploy, undeploy, rollback and delete. Every change is one transaction and is audited; the
+// deploy, undeploy, rollback and delete. Every change is one transaction, its audit entry included; the
 // backend is synchronised after commit so the change is live at once.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
@@ -57,9 +57,9 @@ export async function createRule(
     await insertRule(tx, id, content, actor.username);
     await insertVersion(tx, { ruleId: id, version: 1, title: content.title, yaml: content.yaml_content, indexPatternId: content.index_pattern_id, changedBy: actor.username, reason: 'Created' });
     if (input.deploy) await deployRule(tx, ctx.backend, { id, version: 1, yaml_content: content.yaml_content, index_pattern_id: content.index_pattern_id });
+    await recordAudit(tx, { actor: actor.username, action: 'rule.create', targetType: 'rule', targetId: id, details: { title: content.title, deployed: Boolean(input.deploy) }, ip: actor.ip });
   });
   if (input.deploy) await ctx.backend.sync();
-  await recordAudit(ctx.db, { actor: actor.username, action: 'rule.create', targetType: 'rule', targetId: id, details: { title: content.title, deployed: Boolean(input.deploy) }, ip: actor.ip });
   return loadRule(ctx, id);
 }
 
@@ -112,18 +112,17 @@ export async function updateRule(
     const title = input.title ?? titleAfterYamlChange(rule, input.yaml_content);
     if (yaml === rule.yaml_content && title === rule.title && indexPatternId === rule.index_pattern_id) return null;
     const version = await writeVersion(tx, ctx, actor, rule, { title, yaml, indexPatternId }, input.change_reason ?? null);
+    await recordAudit(tx, {
+      actor: actor.username,
+      action: 'rule.update',
+      targetType: 'rule',
+      targetId: id,
+      details: { version, fields: Object.keys(input).filter((k) => k !== 'change_reason'), reason: input.change_reason ?? null },
+      ip: actor.ip,
+    });
     return { version, deployed: rule.status === 'deployed' };
   });
-  if (!outcome) return loadRule(ctx, id);
-  if (outcome.deployed) await ctx.backend.sync();
-  await recordAudit(ctx.db, {
-    actor: actor.username,
-    action: 'rule.update',
-    targetType: 'rule',
-    targetId: id,
-    details: { version: outcome.version, fields: Object.keys(input).filter((k) => k !== 'change_reason'), reason: input.change_reason ?? null },
-    ip: actor.ip,
-  });
+  if (outcome?.deployed) await ctx.backend.sync();
   return loadRule(ctx, id);
 }
 
@@ -141,21 +140,21 @@ export async function rollbackRule(ctx: AppContext, actor: Actor, id: string, ve
       { title: target.title, yaml: target.yaml_content, indexPatternId: stillExists ? target.index_pattern_id : rule.index_pattern_id },
       `Rollback to version ${version}`,
     );
+    await recordAudit(tx, { actor: actor.username, action: 'rule.rollback', targetType: 'rule', targetId: id, details: { to_version: version, new_version: newVersion }, ip: actor.ip });
     return { version: newVersion, deployed: rule.status === 'deployed' };
   });
   if (outcome.deployed) await ctx.backend.sync();
-  await recordAudit(ctx.db, { actor: actor.username, action: 'rule.rollback', targetType: 'rule', targetId: id, details: { to_version: version, new_version: outcome.version }, ip: actor.ip });
   return loadRule(ctx, id);
 }
 
 export async function deployExistingRule(ctx: AppContext, actor: Actor, id: string): Promise<RuleRow> {
-  const rule = await ctx.db.transaction(async (tx) => {
+  await ctx.db.transaction(async (tx) => {
     const locked = await lockRule(tx, id);
     await deployRule(tx, ctx.backend, locked);
+    await recordAudit(tx, { actor: actor.username, action: 'rule.deploy', targetType: 'rule', targetId: id, details: { version: locked.version, redeploy: locked.status === 'deployed' }, ip: actor.ip });
     return locked;
   });
   await ctx.backend.sync();
-  await recordAudit(ctx.db, { actor: actor.username, action: 'rule.deploy', targetType: 'rule', targetId: id, details: { version: rule.version, redeploy: rule.status === 'deployed' }, ip: actor.ip });
   return loadRule(ctx, id);
 }
 
@@ -165,11 +164,11 @@ export async function undeployExistingRule(ctx: AppContext, actor: Actor, id: st
     const rule = await lockRule(tx, id);
     if (rule.status !== 'deployed') return false;
     await undeployRule(tx, ctx.backend, rule);
+    await recordAudit(tx, { actor: actor.username, action: 'rule.undeploy', targetType: 'rule', targetId: id, ip: actor.ip });
     return true;
   });
   if (!changed) return false;
   await ctx.backend.sync();
-  await recordAudit(ctx.db, { actor: actor.username, action: 'rule.undeploy', targetType: 'rule', targetId: id, ip: actor.ip });
   return true;
 }
 
@@ -179,8 +178,8 @@ export async function deleteRule(ctx: AppContext, actor: Actor, id: string): Pro
     const locked = await lockRule(tx, id);
     if (locked.status === 'deployed') await undeployRule(tx, ctx.backend, locked);
     if (!(await deleteRuleRow(tx, id))) throw notFound(RULE_NOT_FOUND);
+    await recordAudit(tx, { actor: actor.username, action: 'rule.delete', targetType: 'rule', targetId: id, details: { title: locked.title }, ip: actor.ip });
     return locked;
   });
   if (rule.status === 'deployed') await ctx.backend.sync();
-  await recordAudit(ctx.db, { actor: actor.username, action: 'rule.delete', targetType: 'rule', targetId: id, details: { title: rule.title }, ip: actor.ip });
 }

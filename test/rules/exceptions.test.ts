@@ -150,3 +150,25 @@ describeEachDatabase('rule exceptions', (ctx) => {
     assert.ok(actions.filter((a: string) => a.includes('exception')).length >= 3, actions.join(','));
   });
 });
+
+describeEachDatabase('concurrent duplicate exceptions', (ctx) => {
+  test('the same exception posted twice at once is stored once; the other answer is 409', async () => {
+    const admin = await loginAdmin(ctx.service);
+    const created = await admin.post('/api/rules', { yaml_content: CONCURRENCY_RULE });
+    assert.equal(created.statusCode, 201, created.body);
+    const body = { field: 'User', operator: 'equals', value: 'svc-backup', reason: 'backup job' };
+    const answers = await Promise.all([1, 2, 3].map(() => admin.post(`/api/rules/${created.data.id}/exceptions`, body)));
+    assert.deepEqual(answers.map((a) => a.statusCode).sort(), [201, 409, 409]);
+    for (const a of answers.filter((x) => x.statusCode === 409)) assert.equal(a.data.detail, 'Exception already exists');
+    const list = await admin.get(`/api/rules/${created.data.id}/exceptions`);
+    assert.equal(list.data.length, 1);
+  });
+});
+
+const CONCURRENCY_RULE = `title: Concurrency
+logsource: {product: windows, category: process_creation}
+detection:
+  selection: {Image|endswith: '\\\\backup.exe'}
+  condition: selection
+level: low
+`;

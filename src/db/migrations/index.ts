@@ -1,6 +1,7 @@
 // The ordered list of schema migrations. Append only: a released migration is never edited.
 import { sql as foundation } from './001-foundation.js';
 import { sql as rules } from './002-rules.js';
+import { sql as exceptionUniqueness } from './003-exception-uniqueness.js';
 
 export interface Migration {
   version: number;
@@ -11,4 +12,5 @@ export interface Migration {
 export const migrations: Migration[] = [
   { version: 1, name: 'foundation', sql: foundation },
   { version: 2, name: 'rules', sql: rules },
+  { version: 3, name: 'exception uniqueness', sql: exceptionUniqueness },
 ];

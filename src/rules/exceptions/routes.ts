@@ -4,6 +4,7 @@ import type { App, AppContext } from '../../http/context.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { Empty, errorResponses, StringEnum, Timestamp, Uuid } from '../../http/schemas.js';
 import { recordAudit } from '../../audit/log.js';
+import { isUniqueViolation } from '../../db/constraint-errors.js';
 import { RULE_NOT_FOUND } from '../service.js';
 import { findRule } from '../store.js';
 import { actorOf, analyst, reader } from '../routes.js';
@@ -11,6 +12,11 @@ import { EXCEPTION_OPERATORS, exceptionValueProblem, type ExceptionOperator } fr
 import { deleteException, findDuplicate, findException, insertException, listExceptions, updateException, type ExceptionRow } from './store.js';
 
 const EXCEPTION_NOT_FOUND = 'Exception not found';
+
+/** A duplicate that slipped past the check (a concurrent request) is caught by the unique index. */
+function duplicateAsConflict(error: unknown): never {
+  throw isUniqueViolation(error) ? conflict('Exception already exists') : error;
+}
 const Value = Type.Union([Type.String({ minLength: 1, maxLength: 4096 }), Type.Array(Type.String({ maxLength: 4096 }), { minItems: 1, maxItems: 1000 })]);
 const Field = Type.String({ minLength: 1, maxLength: 256 });
 
@@ -78,7 +84,7 @@ export function exceptionRoutes(app: App, ctx: AppContext): void {
       checkValue(body.operator, body.value);
       if (await findDuplicate(ctx.db, ruleId, body)) throw conflict('Exception already exists');
       const actor = actorOf(request);
-      const row = await insertException(ctx.db, { ruleId, field: body.field, operator: body.operator, value: body.value, reason: body.reason ?? '', enabled: body.enabled ?? true, createdBy: actor.username });
+      const row = await insertException(ctx.db, { ruleId, field: body.field, operator: body.operator, value: body.value, reason: body.reason ?? '', enabled: body.enabled ?? true, createdBy: actor.username }).catch(duplicateAsConflict);
       await recordAudit(ctx.db, { actor: actor.username, action: 'rule.exception_create', targetType: 'rule', targetId: ruleId, details: { exception_id: row.id, field: row.field, operator: row.operator }, ip: actor.ip });
       return reply.code(201).send(view(row));
     },
@@ -108,7 +114,7 @@ export function exceptionRoutes(app: App, ctx: AppContext): void {
       const next = { field: request.body.field ?? existing.field, operator: request.body.operator ?? existing.operator, value: request.body.value ?? existing.value };
       checkValue(next.operator, next.value);
       if (await findDuplicate(ctx.db, ruleId, next, eid)) throw conflict('Exception already exists');
-      const row = await updateException(ctx.db, ruleId, eid, request.body);
+      const row = await updateException(ctx.db, ruleId, eid, request.body).catch(duplicateAsConflict);
       if (!row) throw notFound(EXCEPTION_NOT_FOUND);
       const actor = actorOf(request);
       await recordAudit(ctx.db, { actor: actor.username, action: 'rule.exception_update', targetType: 'rule', targetId: ruleId, details: { exception_id: eid, fields: Object.keys(request.body) }, ip: actor.ip });
