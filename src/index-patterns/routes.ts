@@ -22,6 +22,18 @@ const Retention = Type.Integer({ minimum: 1, maximum: 3650 });
 const TimestampField = Type.String({ minLength: 1, maxLength: 256 });
 const Preset = Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()]);
 
+/** The settings an admin may give on create and change on update (all optional). */
+const SettingsFields = {
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  timestamp_field: Type.Optional(TimestampField),
+  default_mapping: Type.Optional(StringEnum(['identity', 'none'] as const)),
+  field_mappings: Type.Optional(Mappings),
+  preset: Type.Optional(Preset),
+  is_default: Type.Optional(Type.Boolean()),
+  retention_days: Type.Optional(Retention),
+  entity_fields: Type.Optional(EntityFieldsSchema),
+};
+
 function checkPreset(preset: string | null | undefined): void {
   if (preset && !getPreset(preset)) {
     throw badRequest('Invalid request', [{ field: 'body.preset', message: `unknown preset '${preset}'; see GET /api/field_mapping_presets` }]);
@@ -62,14 +74,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
         body: Type.Object(
           {
             name: Type.String({ pattern: PATTERN_NAME_RULE, description: 'lowercase letters, digits, ".", "_", "-"; up to 100 characters' }),
-            description: Type.Optional(Type.String({ maxLength: 2000 })),
-            timestamp_field: Type.Optional(TimestampField),
-            default_mapping: Type.Optional(StringEnum(['identity', 'none'] as const)),
-            field_mappings: Type.Optional(Mappings),
-            preset: Type.Optional(Preset),
-            is_default: Type.Optional(Type.Boolean()),
-            retention_days: Type.Optional(Retention),
-            entity_fields: Type.Optional(EntityFieldsSchema),
+            ...SettingsFields,
           },
           { additionalProperties: false },
         ),
@@ -148,14 +153,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
         params: IdParams,
         body: Type.Object(
           {
-            description: Type.Optional(Type.String({ maxLength: 2000 })),
-            timestamp_field: Type.Optional(TimestampField),
-            default_mapping: Type.Optional(StringEnum(['identity', 'none'] as const)),
-            field_mappings: Type.Optional(Mappings),
-            preset: Type.Optional(Preset),
-            is_default: Type.Optional(Type.Boolean()),
-            retention_days: Type.Optional(Retention),
-            entity_fields: Type.Optional(EntityFieldsSchema),
+            ...SettingsFields,
           },
           { additionalProperties: false, minProperties: 1 },
         ),

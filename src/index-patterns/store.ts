@@ -12,9 +12,8 @@ export interface EntityFields {
   host: string[];
 }
 
-export interface IndexPatternRow {
-  id: string;
-  name: string;
+/** The settings of a pattern an admin chooses (everything but identity, token and timestamps). */
+export interface PatternSettings {
   description: string;
   timestamp_field: string;
   default_mapping: 'identity' | 'none';
@@ -23,6 +22,11 @@ export interface IndexPatternRow {
   is_default: boolean;
   retention_days: number;
   entity_fields: Partial<EntityFields>;
+}
+
+export interface IndexPatternRow extends PatternSettings {
+  id: string;
+  name: string;
   ingest_token_prefix: string;
   created_at: Date;
   updated_at: Date;
@@ -52,17 +56,9 @@ export async function findPatternByTokenHash(db: Queryable, hash: string): Promi
   return row;
 }
 
-export interface NewPattern {
+export interface NewPattern extends PatternSettings {
   id: string;
   name: string;
-  description: string;
-  timestamp_field: string;
-  default_mapping: 'identity' | 'none';
-  field_mappings: FieldMapping[];
-  preset: string | null;
-  is_default: boolean;
-  retention_days: number;
-  entity_fields: Partial<EntityFields>;
   token_hash: string;
   token_prefix: string;
 }
@@ -80,7 +76,7 @@ export async function insertPattern(db: Queryable, p: NewPattern): Promise<Index
   return row;
 }
 
-export type PatternChanges = Partial<Pick<NewPattern, 'description' | 'timestamp_field' | 'default_mapping' | 'field_mappings' | 'preset' | 'is_default' | 'retention_days' | 'entity_fields'>>;
+export type PatternChanges = Partial<PatternSettings>;
 
 export async function updatePattern(db: Queryable, id: string, changes: PatternChanges): Promise<IndexPatternRow | undefined> {
   if (changes.is_default) await db.query('UPDATE index_patterns SET is_default = false WHERE is_default AND id <> $1', [id]);

@@ -1,11 +1,10 @@
 // SQL for rules and their version history.
 import type { Queryable } from '../db/database.js';
 
-export interface RuleRow {
-  id: string;
+/** The content fields derived from a rule's YAML. */
+export interface RuleContent {
   title: string;
   yaml_content: string;
-  status: 'deployed' | 'undeployed';
   severity: string;
   level: string;
   tags: string[];
@@ -14,6 +13,11 @@ export interface RuleRow {
   logsource: Record<string, string>;
   sigma_id: string | null;
   index_pattern_id: string | null;
+}
+
+export interface RuleRow extends RuleContent {
+  id: string;
+  status: 'deployed' | 'undeployed';
   /** Name of the bound index pattern (joined). */
   index_pattern: string | null;
   version: number;
@@ -34,20 +38,6 @@ export const RULE_FROM = 'rules r LEFT JOIN index_patterns p ON p.id = r.index_p
 export async function findRule(db: Queryable, id: string, forUpdate = false): Promise<RuleRow | undefined> {
   const [row] = await db.query<RuleRow>(`SELECT ${RULE_SELECT} FROM ${RULE_FROM} WHERE r.id = $1${forUpdate ? ' FOR UPDATE OF r' : ''}`, [id]);
   return row;
-}
-
-/** The content fields derived from a rule's YAML. */
-export interface RuleContent {
-  title: string;
-  yaml_content: string;
-  severity: string;
-  level: string;
-  tags: string[];
-  description: string | null;
-  author: string | null;
-  logsource: Record<string, string>;
-  sigma_id: string | null;
-  index_pattern_id: string | null;
 }
 
 export async function insertRule(tx: Queryable, id: string, content: RuleContent, createdBy: string): Promise<void> {
