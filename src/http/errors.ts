@@ -76,7 +76,10 @@ export function toHttpError(error: FastifyError | Error, request: FastifyRequest
     if (fe.validationContext === 'params') {
       return notFound((request.routeOptions.config as { notFound?: string } | undefined)?.notFound ?? 'Not Found');
     }
-    return badRequest('Invalid request', fieldErrors(fe.validationContext, fe.validation));
+    const errors = fieldErrors(fe.validationContext, fe.validation);
+    // The spec's own text for a bad status (a filter or a status change).
+    const onlyStatus = errors.every((e) => e.field === 'query.status' || e.field === 'body.status');
+    return badRequest(onlyStatus ? 'Invalid status value' : 'Invalid request', errors);
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -147,3 +147,13 @@ describeEachDatabase('rule list', (ctx) => {
     assertError(await viewer.get('/api/rules/not-a-uuid'), 404, 'Rule not found');
   });
 });
+
+describeEachDatabase('rule list status filter', (ctx) => {
+  test('an unknown status value is 400 Invalid status value', async () => {
+    const admin = await loginAdmin(ctx.service);
+    const res = await admin.get('/api/rules?status=bogus');
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.data.detail, 'Invalid status value');
+    assert.deepEqual(res.data.errors, [{ field: 'query.status', message: 'must be one of: deployed, undeployed' }]);
+  });
+});
