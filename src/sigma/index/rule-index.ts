@@ -7,7 +7,8 @@
 // event-walk.ts (every value an accessor can find is visited under the field's canonical name); a rule is a
 // candidate when each of its (at most 3) clauses has at least one atom that fired (exact values through a
 // Map, substrings through a per-field scanner, presence through a list). Rules without a usable
-// requirement are evaluated always; rules that can never match are never evaluated.
+// requirement are evaluated always (memoised by the values they read when possible, rule-memo.ts); rules
+// that can never match are never evaluated.
 //
 // Incrementality: add/remove touch only the rule's own postings; a field's substring scanner is rebuilt
 // lazily on the next event that needs it (or by prepare()), and only if that field's patterns changed.
@@ -16,6 +17,7 @@ import { asString } from '../compile/value-tests.js';
 import { canonicalField, walkEvent } from './event-walk.js';
 import { FieldPostings, PatternSet } from './field-postings.js';
 import type { Postings } from './field-postings.js';
+import { RuleMemo } from './rule-memo.js';
 import { requirementOf } from './witness.js';
 import type { Atom, Requirement } from './witness.js';
 
@@ -23,6 +25,8 @@ interface Entry<K> {
   key: K;
   rule: CompiledRule;
   requirement: Requirement;
+  /** Rules evaluated always: memoised by the values they read (rule-memo.ts), when possible. */
+  memo: RuleMemo | null;
 }
 
 export interface RuleIndexStats {
@@ -65,7 +69,7 @@ export class RuleIndex<K = string> {
     const slot = this.freeSlots.length ? (this.freeSlots.pop() as number) : this.entries.length;
     this.ensureCapacity(slot + 1);
     const requirement = requirementOf(rule.ir);
-    this.entries[slot] = { key, rule, requirement };
+    this.entries[slot] = { key, rule, requirement, memo: requirement === null ? RuleMemo.of(rule) : null };
     this.byKey.set(key, slot);
     this.stamp[slot] = -1;
     if (requirement === null) {
@@ -118,7 +122,7 @@ export class RuleIndex<K = string> {
     const out: K[] = [];
     for (const s of this.always) {
       const e = this.entries[s] as Entry<K>;
-      if (e.rule.match(event)) out.push(e.key);
+      if (e.memo !== null ? e.memo.match(event) : e.rule.match(event)) out.push(e.key);
     }
     const hits = this.hits;
     for (let i = 0; i < hits.length; i++) {

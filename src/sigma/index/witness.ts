@@ -77,7 +77,9 @@ function testAtoms(field: string | null, test: Test): Atom[] | null {
     case 'exists':
       return test.b && field !== null ? [{ kind: 'present', field }] : null;
     case 're': {
-      const lits = regexLiterals(test);
+      // On a named field even a one-character literal beats mere presence; keyword regexes (every value
+      // of the event is scanned) keep the default minimum.
+      const lits = regexLiterals(test, field === null ? undefined : 1);
       if (lits) return lits.map((value) => ({ kind: 'sub', field, value }));
       return field === null ? null : [{ kind: 'present', field }];
     }
