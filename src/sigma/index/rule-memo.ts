@@ -2,13 +2,13 @@
 // to evaluate on every event (rules made only of `not …`). Realistic events repeat the values of the few
 // fields such a rule reads (images, users), so most evaluations become one key build and one Map lookup.
 //
-// Promises (exactness): `match(event)` always equals `rule.match(event)`. This holds because the key lists,
-// field by field and in the accessor's visiting order, the type and exact text of every value the matcher's
-// accessors find at the fields the IR reads (fieldref targets included), and a rule's result is a function
-// of those values only. Keys are unambiguous (each value is length-prefixed). A memo is refused for rules
-// with keyword searches (they read every value), and an event where a read value is an object or is
-// otherwise unrepresentable is evaluated directly. The cache is bounded and turns itself off while its hit
-// rate is low, so the worst case costs one key build per evaluation.
+// Promises (exactness): `match(event)` always equals `rule.match(event)`. This holds because the memo is
+// keyed, field by field, by the single primitive value (or the absence of any value) that the matcher's
+// own accessors find at each field the IR reads (fieldref targets included), compared with SameValueZero
+// (so 1 and "1", null and absent stay apart), and a rule's result is a function of those values only. An
+// event where some field yields several values, an object, or -0 (which SameValueZero equates with 0) is
+// evaluated directly. A memo is refused for rules with keyword searches (they read every value). The cache
+// is bounded and turns itself off while its hit rate is low, so the worst case is a few lookups per call.
 import { makeAccessor } from '../compile/field-access.js';
 import type { Accessor } from '../compile/field-access.js';
 import type { CompiledRule } from '../compile/matcher.js';
@@ -37,11 +37,15 @@ export function fieldsRead(node: IRNode, out = new Set<string>()): Set<string> |
   }
 }
 
+const ABSENT = Symbol('absent');
+const MANY = Symbol('many');
+
 export class RuleMemo {
   private readonly accessors: Accessor[];
-  private readonly cache = new Map<string, boolean>();
-  private key = '';
-  private bad = false;
+  /** Nested maps, one level per field; the last level holds the results. */
+  private root = new Map<unknown, unknown>();
+  private entries = 0;
+  private value: unknown = ABSENT;
   private caching = true;
   private calls = 0;
   private lookups = 0;
@@ -57,44 +61,52 @@ export class RuleMemo {
   /** A memo for `rule`, or null when its result may depend on values outside a fixed set of fields. */
   static of(rule: CompiledRule): RuleMemo | null {
     const fields = fieldsRead(rule.ir);
-    return fields === null ? null : new RuleMemo(rule, [...fields].sort());
+    return fields === null || fields.size === 0 ? null : new RuleMemo(rule, [...fields].sort());
   }
 
-  private readonly add = (v: unknown): boolean => {
-    let s: string;
-    if (typeof v === 'string') s = 's' + v.length + ':' + v;
-    else if (typeof v === 'number') s = Object.is(v, -0) ? 'n-0' : 'n' + String(v);
-    else if (typeof v === 'boolean') s = v ? 'T' : 'F';
-    else if (v === null) s = 'N';
-    else {
-      this.bad = true;
+  private readonly take = (v: unknown): boolean => {
+    if (this.value !== ABSENT || (typeof v === 'object' && v !== null) || Object.is(v, -0)) {
+      this.value = MANY;
       return true; // stop visiting
     }
-    this.key += s + ',';
+    this.value = v;
     return false;
   };
 
   match(event: object): boolean {
     if (!this.caching && (++this.calls & 63) !== 0) return this.rule.match(event);
-    this.key = '';
-    this.bad = false;
-    for (let i = 0; i < this.accessors.length; i++) {
-      this.accessors[i].each(event, this.add);
-      if (this.bad) return this.rule.match(event);
-      this.key += '|';
+    let level = this.root;
+    const last = this.accessors.length - 1;
+    let key: unknown = ABSENT;
+    for (let i = 0; ; i++) {
+      this.value = ABSENT;
+      this.accessors[i].each(event, this.take);
+      key = this.value;
+      if (key === MANY) return this.rule.match(event);
+      if (i === last) break;
+      let next = level.get(key) as Map<unknown, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        level.set(key, next);
+      }
+      level = next;
     }
-    const key = this.key;
     this.lookups++;
-    let r = this.cache.get(key);
+    let r = level.get(key) as boolean | undefined;
     if (r !== undefined) this.hits++;
     else {
       r = this.rule.match(event);
-      if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
-      this.cache.set(key, r);
+      if (++this.entries > MAX_ENTRIES) {
+        this.root = new Map();
+        this.entries = 0;
+      } else level.set(key, r);
     }
     if (this.lookups >= WINDOW) {
-      this.caching = this.hits * 4 >= this.lookups;
-      if (!this.caching) this.cache.clear();
+      this.caching = this.hits * 2 >= this.lookups;
+      if (!this.caching) {
+        this.root = new Map();
+        this.entries = 0;
+      }
       this.lookups = 0;
       this.hits = 0;
     }

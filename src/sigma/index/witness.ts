@@ -165,5 +165,8 @@ function analyse(node: IRNode, inSel: boolean): null | 'never' | Costed[] {
 export function requirementOf(node: IRNode): Requirement {
   const r = analyse(node, false);
   if (r === null || r === 'never') return r;
-  return r.map((c) => c.atoms);
+  // A clause with a keyword atom makes every value of every event go through the keyword scanner; when the
+  // rule has clauses on named fields, those are kept alone (dropping clauses only weakens the requirement).
+  const fielded = r.filter((c) => c.atoms.every((a) => a.field !== null));
+  return (fielded.length ? fielded : r).map((c) => c.atoms);
 }
