@@ -8,7 +8,8 @@
 // candidate when each of its (at most 3) clauses has at least one atom that fired (exact values through a
 // Map, substrings through a per-field scanner, presence through a list). Rules without a usable
 // requirement are evaluated always (memoised by the values they read when possible, rule-memo.ts); rules
-// that can never match are never evaluated.
+// that can never match are never evaluated; pure keyword rules are decided by the index alone
+// (exact-keywords.ts).
 //
 // Incrementality: add/remove touch only the rule's own postings; a field's substring scanner is rebuilt
 // lazily on the next event that needs it (or by prepare()), and only if that field's patterns changed.
@@ -17,6 +18,7 @@ import { asString } from '../compile/value-tests.js';
 import { canonicalField, walkEvent } from './event-walk.js';
 import { FieldPostings, PatternSet } from './field-postings.js';
 import type { Postings } from './field-postings.js';
+import { decidedByIndex } from './exact-keywords.js';
 import { RuleMemo } from './rule-memo.js';
 import { requirementOf } from './witness.js';
 import type { Atom, Requirement } from './witness.js';
@@ -27,6 +29,8 @@ interface Entry<K> {
   requirement: Requirement;
   /** Rules evaluated always: memoised by the values they read (rule-memo.ts), when possible. */
   memo: RuleMemo | null;
+  /** Pure keyword rules: being a candidate means matching (exact-keywords.ts). */
+  decided: boolean;
 }
 
 export interface RuleIndexStats {
@@ -69,7 +73,7 @@ export class RuleIndex<K = string> {
     const slot = this.freeSlots.length ? (this.freeSlots.pop() as number) : this.entries.length;
     this.ensureCapacity(slot + 1);
     const requirement = requirementOf(rule.ir);
-    this.entries[slot] = { key, rule, requirement, memo: requirement === null ? RuleMemo.of(rule) : null };
+    this.entries[slot] = { key, rule, requirement, memo: requirement === null ? RuleMemo.of(rule) : null, decided: decidedByIndex(rule.ir, requirement) };
     this.byKey.set(key, slot);
     this.stamp[slot] = -1;
     if (requirement === null) {
@@ -127,7 +131,7 @@ export class RuleIndex<K = string> {
     const hits = this.hits;
     for (let i = 0; i < hits.length; i++) {
       const e = this.entries[hits[i]] as Entry<K>;
-      if (e.rule.match(event)) out.push(e.key);
+      if (e.decided || e.rule.match(event)) out.push(e.key);
     }
     return out;
   }
