@@ -219,9 +219,10 @@ export class RuleIndex<K = string> {
     this.markAll(this.payload[p]);
   };
 
-  private scan(set: PatternSet, text: string): void {
+  /** Scan the text of value `v` (a number's text only when some pattern could occur in it). */
+  private scan(set: PatternSet, text: string, v: unknown): void {
     const scanner = set.compiled(set === this.anySubs ? null : this.anySubs, this.anyVersion);
-    if (!scanner) return;
+    if (!scanner || (typeof v === 'number' && !set.numeric)) return;
     this.payload = set.payload;
     scanner.scan(text, this.epoch, this.onPattern);
   }
@@ -238,12 +239,16 @@ export class RuleIndex<K = string> {
         const list = fp.exact.get(s.toLowerCase());
         if (list !== undefined) this.markAll(list);
       }
-      if (fp.subs.size) this.scan(fp.subs, s);
-      else if (this.anySubs.size) this.scan(this.anySubs, s);
+      if (fp.subs.size) this.scan(fp.subs, s, v);
+      else if (this.anySubs.size) this.scan(this.anySubs, s, v);
       return;
     }
     if (!primitive || this.anySubs.size === 0) return;
+    if (typeof v === 'number') {
+      this.anySubs.compiled(null, this.anyVersion);
+      if (!this.anySubs.numeric) return;
+    }
     const s = typeof v === 'string' ? v : asString(v);
-    if (s !== undefined) this.scan(this.anySubs, s);
+    if (s !== undefined) this.scan(this.anySubs, s, v);
   };
 }
