@@ -14,6 +14,17 @@ import type { YamlValue } from './yaml11.js';
 
 class NotPlain extends Error {}
 
+/** First characters of the plain scalars PyYAML's resolvers can turn into something other than a string
+ * (null, booleans, ints, floats: `~`, n/N, y/Y, t/T, o/O, f/F, signs, `.` and digits). */
+const MAY_RESOLVE = new Uint8Array(128);
+for (const c of '~nNyYtToOfF-+.0123456789') MAY_RESOLVE[c.charCodeAt(0)] = 1;
+
+/** resolvePlainScalar, skipping its regexes for texts that can only be strings. */
+function resolve(text: string): YamlValue {
+  const c = text.charCodeAt(0);
+  return c < 128 && MAY_RESOLVE[c] === 0 ? text : resolvePlainScalar(text);
+}
+
 const fail = (): never => {
   throw new NotPlain();
 };
@@ -118,8 +129,10 @@ class Reader {
     for (const l of lines) {
       let n = 0;
       while (n < l.length && l.charCodeAt(n) === 32) n++;
+      // Directives and document markers (`%`, `---`, `...` at the start of a line): not a single plain document.
+      if (n === 0 && (l.charCodeAt(0) === 37 || l.startsWith('---') || l.startsWith('...'))) fail();
       this.ind.push(n);
-      this.txt.push(l.slice(n));
+      this.txt.push(n === 0 ? l : l.slice(n));
     }
   }
 
@@ -170,7 +183,7 @@ class Reader {
       if (p <= 0 || p > 1000) fail();
       const rawKey = t.slice(0, p).trimEnd();
       if (BAD_START.has(rawKey[0]) || ((rawKey[0] === '-' || rawKey[0] === ':') && (rawKey.length === 1 || rawKey[1] === ' '))) fail();
-      const key = resolvePlainScalar(rawKey);
+      const key = resolve(rawKey);
       const keyText = key === null ? '' : String(key);
       this.i = k + 1;
       const rest = t.slice(p + 1).trimStart();
@@ -246,7 +259,7 @@ class Reader {
       breaks = 0;
       this.i = k + 1;
     }
-    return resolvePlainScalar(text);
+    return resolve(text);
   }
 
   private block(header: string, n: number): string {
@@ -319,7 +332,7 @@ function hasOddCharacter(text: string): boolean {
 
 /** The single document of `text` if it is in the plain Sigma subset, else null (use the full parser). */
 export function fastYaml(text: string): YamlValue | null {
-  if (hasOddCharacter(text) || /^(?:---|\.\.\.|%)/m.test(text)) return null;
+  if (hasOddCharacter(text)) return null;
   try {
     return new Reader(text.split('\n')).document();
   } catch (e) {
