@@ -16,6 +16,12 @@ function removePosting(map: Map<string, Postings>, key: string, posting: number)
   return true;
 }
 
+/** Whether `p` (lowercase) can occur in String(n).toLowerCase() for some number n: digits, `.`, `e`, signs,
+ * or a piece of `-infinity` / `nan`. */
+export function canOccurInNumber(p: string): boolean {
+  return /^[0-9.e+-]+$/.test(p) || '-infinity'.includes(p) || 'nan'.includes(p);
+}
+
 /** Substring patterns with their postings, compiled to an automaton on demand. */
 export class PatternSet {
   readonly patterns = new Map<string, Postings>();
@@ -24,6 +30,8 @@ export class PatternSet {
   payload: Postings[] = [];
   private dirty = false;
   private extraVersion = -1;
+  /** Whether some pattern of the compiled scanner can occur in the decimal text of a number. */
+  numeric = false;
 
   add(pattern: string, posting: number): void {
     const list = this.patterns.get(pattern);
@@ -47,6 +55,7 @@ export class PatternSet {
       for (const [p, l] of this.patterns) merged.set(p, l);
       if (extra) for (const [p, l] of extra.patterns) merged.set(p, merged.has(p) ? [...(merged.get(p) as Postings), ...l] : l);
       this.payload = [...merged.values()];
+      this.numeric = [...merged.keys()].some(canOccurInNumber);
       this.automaton = merged.size ? new GramScanner([...merged.keys()]) : null;
       this.dirty = false;
       this.extraVersion = extraVersion;

@@ -164,7 +164,8 @@ export class GramScanner {
   /** Report every pattern occurring in text.toLowerCase(); `stamp` must be new for every event. */
   scan(text: string, stamp: number, report: (pattern: number) => void): void {
     const cache = this.cache;
-    if (this.caching || (++this.calls & 63) === 0) {
+    // Texts too long to be cached are never looked up (hashing them would be wasted work).
+    if (text.length <= CACHE_KEY_MAX && (this.caching || (++this.calls & 63) === 0)) {
       this.lookups++;
       const known = cache.get(text);
       if (known !== undefined) {
@@ -173,16 +174,14 @@ export class GramScanner {
         this.adapt();
         return;
       }
-      if (text.length <= CACHE_KEY_MAX) {
-        // Scan under a private stamp so that nothing is suppressed, record, then report.
-        const found: number[] = [];
-        this.scanAll(text, --this.privateStamp, (p) => found.push(p));
-        if (cache.size >= CACHE_ENTRIES) cache.clear();
-        cache.set(text, found.length ? Int32Array.from(found) : NOTHING);
-        for (let k = 0; k < found.length; k++) this.hit(found[k], stamp, report);
-        this.adapt();
-        return;
-      }
+      // Scan under a private stamp so that nothing is suppressed, record, then report.
+      const found: number[] = [];
+      this.scanAll(text, --this.privateStamp, (p) => found.push(p));
+      if (cache.size >= CACHE_ENTRIES) cache.clear();
+      cache.set(text, found.length ? Int32Array.from(found) : NOTHING);
+      for (let k = 0; k < found.length; k++) this.hit(found[k], stamp, report);
+      this.adapt();
+      return;
     }
     this.scanAll(text, stamp, report);
   }

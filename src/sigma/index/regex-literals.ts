@@ -1,7 +1,7 @@
 // Required literals of a `re` value, for the candidate index: strings one of which every matching value
 // must contain. Promises (soundness: the analysis may only ever weaken): if the regex matches value v, then
 // `v.toLowerCase()` contains at least one of the returned (lowercased, ASCII-only) literals; null when no
-// literal of at least MIN_LENGTH characters is certain. The analysis reads a top-level alternation as one
+// literal of at least `minLength` characters (MIN_LENGTH by default) is certain. The analysis reads a top-level alternation as one
 // literal per branch, keeps only runs of plain characters that are not made optional or repeated by a
 // quantifier, and skips groups, classes, escapes that are classes and anchors entirely. Under a
 // case-insensitive regex, runs also stop at non-ASCII characters and at k/s (RE2 folds them with the Kelvin
@@ -111,7 +111,7 @@ function topLevelBranches(src: string): string[] | null {
 }
 
 /** Lowercased literals, one of which every value the regex matches contains; null if unknown. */
-export function regexLiterals(spec: RegexSpec): string[] | null {
+export function regexLiterals(spec: RegexSpec, minLength = MIN_LENGTH): string[] | null {
   const r = splitInlineFlags(spec);
   if (r.x) return null;
   const branches = topLevelBranches(r.source);
@@ -119,7 +119,7 @@ export function regexLiterals(spec: RegexSpec): string[] | null {
   const out = new Set<string>();
   for (const b of branches) {
     const lit = branchLiteral(b, r.i);
-    if (lit === null || lit.length < MIN_LENGTH) return null;
+    if (lit === null || lit.length < Math.max(1, minLength)) return null;
     out.add(lit.toLowerCase());
   }
   return [...out];

@@ -7,7 +7,9 @@
 // event-walk.ts (every value an accessor can find is visited under the field's canonical name); a rule is a
 // candidate when each of its (at most 3) clauses has at least one atom that fired (exact values through a
 // Map, substrings through a per-field scanner, presence through a list). Rules without a usable
-// requirement are evaluated always; rules that can never match are never evaluated.
+// requirement are evaluated always (memoised by the values they read when possible, rule-memo.ts); rules
+// that can never match are never evaluated; pure keyword rules are decided by the index alone
+// (exact-keywords.ts).
 //
 // Incrementality: add/remove touch only the rule's own postings; a field's substring scanner is rebuilt
 // lazily on the next event that needs it (or by prepare()), and only if that field's patterns changed.
@@ -16,6 +18,8 @@ import { asString } from '../compile/value-tests.js';
 import { canonicalField, walkEvent } from './event-walk.js';
 import { FieldPostings, PatternSet } from './field-postings.js';
 import type { Postings } from './field-postings.js';
+import { decidedByIndex } from './exact-keywords.js';
+import { RuleMemo } from './rule-memo.js';
 import { requirementOf } from './witness.js';
 import type { Atom, Requirement } from './witness.js';
 
@@ -23,6 +27,10 @@ interface Entry<K> {
   key: K;
   rule: CompiledRule;
   requirement: Requirement;
+  /** Rules evaluated always: memoised by the values they read (rule-memo.ts), when possible. */
+  memo: RuleMemo | null;
+  /** Pure keyword rules: being a candidate means matching (exact-keywords.ts). */
+  decided: boolean;
 }
 
 export interface RuleIndexStats {
@@ -65,7 +73,7 @@ export class RuleIndex<K = string> {
     const slot = this.freeSlots.length ? (this.freeSlots.pop() as number) : this.entries.length;
     this.ensureCapacity(slot + 1);
     const requirement = requirementOf(rule.ir);
-    this.entries[slot] = { key, rule, requirement };
+    this.entries[slot] = { key, rule, requirement, memo: requirement === null ? RuleMemo.of(rule) : null, decided: decidedByIndex(rule.ir, requirement) };
     this.byKey.set(key, slot);
     this.stamp[slot] = -1;
     if (requirement === null) {
@@ -118,12 +126,12 @@ export class RuleIndex<K = string> {
     const out: K[] = [];
     for (const s of this.always) {
       const e = this.entries[s] as Entry<K>;
-      if (e.rule.match(event)) out.push(e.key);
+      if (e.memo !== null ? e.memo.match(event) : e.rule.match(event)) out.push(e.key);
     }
     const hits = this.hits;
     for (let i = 0; i < hits.length; i++) {
       const e = this.entries[hits[i]] as Entry<K>;
-      if (e.rule.match(event)) out.push(e.key);
+      if (e.decided || e.rule.match(event)) out.push(e.key);
     }
     return out;
   }
@@ -211,9 +219,10 @@ export class RuleIndex<K = string> {
     this.markAll(this.payload[p]);
   };
 
-  private scan(set: PatternSet, text: string): void {
+  /** Scan the text of value `v` (a number's text only when some pattern could occur in it). */
+  private scan(set: PatternSet, text: string, v: unknown): void {
     const scanner = set.compiled(set === this.anySubs ? null : this.anySubs, this.anyVersion);
-    if (!scanner) return;
+    if (!scanner || (typeof v === 'number' && !set.numeric)) return;
     this.payload = set.payload;
     scanner.scan(text, this.epoch, this.onPattern);
   }
@@ -230,12 +239,16 @@ export class RuleIndex<K = string> {
         const list = fp.exact.get(s.toLowerCase());
         if (list !== undefined) this.markAll(list);
       }
-      if (fp.subs.size) this.scan(fp.subs, s);
-      else if (this.anySubs.size) this.scan(this.anySubs, s);
+      if (fp.subs.size) this.scan(fp.subs, s, v);
+      else if (this.anySubs.size) this.scan(this.anySubs, s, v);
       return;
     }
     if (!primitive || this.anySubs.size === 0) return;
+    if (typeof v === 'number') {
+      this.anySubs.compiled(null, this.anyVersion);
+      if (!this.anySubs.numeric) return;
+    }
     const s = typeof v === 'string' ? v : asString(v);
-    if (s !== undefined) this.scan(this.anySubs, s);
+    if (s !== undefined) this.scan(this.anySubs, s, v);
   };
 }

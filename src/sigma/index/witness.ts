@@ -77,7 +77,9 @@ function testAtoms(field: string | null, test: Test): Atom[] | null {
     case 'exists':
       return test.b && field !== null ? [{ kind: 'present', field }] : null;
     case 're': {
-      const lits = regexLiterals(test);
+      // On a named field even a one-character literal beats mere presence; keyword regexes (every value
+      // of the event is scanned) keep the default minimum.
+      const lits = regexLiterals(test, field === null ? undefined : 1);
       if (lits) return lits.map((value) => ({ kind: 'sub', field, value }));
       return field === null ? null : [{ kind: 'present', field }];
     }
@@ -163,5 +165,8 @@ function analyse(node: IRNode, inSel: boolean): null | 'never' | Costed[] {
 export function requirementOf(node: IRNode): Requirement {
   const r = analyse(node, false);
   if (r === null || r === 'never') return r;
-  return r.map((c) => c.atoms);
+  // A clause with a keyword atom makes every value of every event go through the keyword scanner; when the
+  // rule has clauses on named fields, those are kept alone (dropping clauses only weakens the requirement).
+  const fielded = r.filter((c) => c.atoms.every((a) => a.field !== null));
+  return (fielded.length ? fielded : r).map((c) => c.atoms);
 }

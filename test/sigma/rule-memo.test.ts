@@ -1,0 +1,52 @@
+// RuleMemo is exact: for every corpus rule that admits a memo, memo.match equals rule.match on the
+// regression events, seeded variants of them and repeats (so that cached answers are checked too).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compileRule, getPreset, parseRule } from '../../src/sigma/index.js';
+import { RuleMemo } from '../../src/sigma/index/rule-memo.js';
+import { corpusRules, prng, regressionEvents, variant } from './index-helpers.js';
+
+test('memoised results equal direct evaluation (corpus rules × events, repeated)', () => {
+  const base = regressionEvents();
+  const rnd = prng(7);
+  const events: object[] = [...base];
+  for (const e of base) events.push(variant(e, base, rnd), variant(e, base, rnd));
+  const rules = corpusRules('sigma-native');
+  let memos = 0;
+  let matches = 0;
+  for (const r of rules) {
+    const memo = RuleMemo.of(r.matcher);
+    if (!memo) continue;
+    memos++;
+    for (let round = 0; round < 2; round++) {
+      for (const e of events) {
+        const want = r.matcher.match(e);
+        assert.equal(memo.match(e), want, `${r.path} on ${JSON.stringify(e).slice(0, 200)}`);
+        if (want) matches++;
+      }
+    }
+  }
+  assert.ok(memos > rules.length / 2, `only ${memos} memos`);
+  assert.ok(matches > 100);
+});
+
+test('memo keys tell value types, arrays, nulls, absence and -0 apart', () => {
+  const p = parseRule(
+    'title: t\nlogsource: {product: windows}\nlevel: low\ndetection:\n  a:\n    F: "1"\n  b:\n    G: null\n  condition: a and b\n',
+  );
+  assert.ok(p.ok);
+  const c = compileRule(p.rule, getPreset('sigma-native'));
+  assert.ok(c.ok);
+  const memo = RuleMemo.of(c.matcher);
+  assert.ok(memo);
+  const events: object[] = [{ F: '1' }, { F: 1 }, { F: ['1'] }, { F: ['1', 2], G: null }, { F: '1', G: 'x' }, { G: 1 }, { F: -0 }, { F: 0 }, { F: true }, { F: 'true' }, { F: { x: 1 } }, {}];
+  for (let round = 0; round < 3; round++) for (const e of events) assert.equal(memo.match(e), c.matcher.match(e), JSON.stringify(e));
+});
+
+test('rules with keyword searches get no memo', () => {
+  const p = parseRule('title: t\nlogsource: {product: windows}\nlevel: low\ndetection:\n  k:\n    - evil\n  condition: not k\n');
+  assert.ok(p.ok);
+  const c = compileRule(p.rule, getPreset('sigma-native'));
+  assert.ok(c.ok);
+  assert.equal(RuleMemo.of(c.matcher), null);
+});
