@@ -4,6 +4,7 @@
 // regex) are returned, not thrown.
 import { compileString, lower } from './string-match.js';
 import { compileSafeRegex } from '../regex/safe-regex.js';
+import type { RegexResult } from '../regex/safe-regex.js';
 import { inCidr, parseIp } from '../detection/ip.js';
 import type { Test } from '../ir.js';
 import type { CompareOp, TimePart } from '../detection/value-expr.js';
@@ -73,6 +74,9 @@ export function timePart(v: unknown, part: TimePart): number | undefined {
 }
 
 /** Compile a value test; null/exists/fieldref are event-level and handled by the matcher. */
+/** Compiled regexes by IR test object: load-time checks and the (lazy) matcher compile each regex once. */
+const regexes = new WeakMap<Test, RegexResult>();
+
 export function compileValueTest(test: Test): { ok: true; fn: ValueTest } | { ok: false; message: string } {
   switch (test.op) {
     case 'str': {
@@ -94,7 +98,11 @@ export function compileValueTest(test: Test): { ok: true; fn: ValueTest } | { ok
       return { ok: true, fn: (v) => v === test.b || (typeof v === 'string' && lower(v) === text) };
     }
     case 're': {
-      const r = compileSafeRegex(test);
+      let r = regexes.get(test);
+      if (r === undefined) {
+        r = compileSafeRegex(test);
+        regexes.set(test, r);
+      }
       if (!r.ok) return r;
       const re = r.regex;
       return {
