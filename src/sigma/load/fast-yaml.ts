@@ -326,13 +326,12 @@ class Reader {
   }
 }
 
-/** Control characters other than the line feed (tabs, CR), C1 controls, BOM and non-characters. */
+/** Control characters other than the line feed (tabs, CR), DEL and C1 controls, the BOM and the
+ * non-characters U+FFFE/U+FFFF: anything outside line feed, printable ASCII, U+00A0–U+FEFE, U+FF00–U+FFFD. */
+const ODD_CHARACTER = /[^\n\x20-\x7e\xa0-\ufefe\uff00-\ufffd]/;
+
 function hasOddCharacter(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if ((c < 32 && c !== 10) || (c >= 0x7f && c <= 0x9f) || c === 0xfeff || c === 0xfffe || c === 0xffff) return true;
-  }
-  return false;
+  return ODD_CHARACTER.test(text);
 }
 
 /** The single document of `text` if it is in the plain Sigma subset, else null (use the full parser). */
