@@ -1,7 +1,8 @@
 // IR → fast JS closures, plus explain. Promises: `match` evaluates the IR exactly (the IR semantics are in
 // ir.ts) with short-circuiting and no per-event allocation on the common paths; OR groups of string tests
 // on the same field are fused (one field read, one lowercase, a Set for exact values); `explain` reports
-// every search identifier that held, with the field values that satisfied it.
+// every search identifier that held, with the field values that satisfied it. compileIR reports every
+// compile error at once but builds the closures on the first `match` (and explain's on the first explain).
 import { eachLeaf, makeAccessor } from './field-access.js';
 import type { Accessor } from './field-access.js';
 import { asString, compileValueTest } from './value-tests.js';

@@ -1,7 +1,7 @@
 // Tests of one event value against one IR test. Promises: strings are matched as strings; numbers and
 // booleans are matched through their decimal/`true`/`false` string form for string tests; numeric tests
 // accept numbers and numeric strings; objects never match a value test. Compile-time errors (unsafe
-// regex) are returned, not thrown.
+// regex) are returned, not thrown; each IR regex test is compiled once (cached by test object).
 import { compileString, lower } from './string-match.js';
 import { compileSafeRegex } from '../regex/safe-regex.js';
 import type { RegexResult } from '../regex/safe-regex.js';

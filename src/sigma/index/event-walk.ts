@@ -4,6 +4,7 @@
 // level, keys with spaces matched with spaces removed), then the walk visits v with
 // `path === canonicalField(F)`. The walk may visit more (path, value) pairs than any accessor would; that
 // only weakens the index. Every primitive leaf (what keyword searches see) is visited at least once.
+// walkEvent also reports whether a top-level key holds a space (the accessors' spaced-key fallback uses it).
 export type LeafVisitor = (path: string, value: unknown) => void;
 
 /** Index-side field names: spaces removed (the accessor's fallback compares keys without spaces). */
