@@ -39,16 +39,34 @@ export type IRNode =
   | { t: 'sel'; name: string; of: IRNode }
   | { t: 'match'; fields: string[] | null; test: Test };
 
+/** Flatten nested nodes of kind `t` into one list, dropping the neutral constant (`and`: true, `or`: false);
+ * null when the absorbing constant occurs (`and`: false, `or`: true). One pass, no intermediate arrays. */
+function flatten(t: 'and' | 'or', of: IRNode[]): IRNode[] | null {
+  const neutral = t === 'and';
+  const out: IRNode[] = [];
+  let absorbed = false;
+  const add = (n: IRNode): void => {
+    if (n.t === 'const') {
+      if (n.v !== neutral) absorbed = true;
+    } else out.push(n);
+  };
+  for (const n of of) {
+    if (n.t === t) for (const m of n.of) add(m);
+    else add(n);
+  }
+  return absorbed ? null : out;
+}
+
 export function and(of: IRNode[]): IRNode {
-  const flat = of.flatMap((n) => (n.t === 'and' ? n.of : [n])).filter((n) => !(n.t === 'const' && n.v));
-  if (flat.some((n) => n.t === 'const' && !n.v)) return { t: 'const', v: false };
+  const flat = flatten('and', of);
+  if (flat === null) return { t: 'const', v: false };
   if (flat.length === 0) return { t: 'const', v: true };
   return flat.length === 1 ? flat[0] : { t: 'and', of: flat };
 }
 
 export function or(of: IRNode[]): IRNode {
-  const flat = of.flatMap((n) => (n.t === 'or' ? n.of : [n])).filter((n) => !(n.t === 'const' && !n.v));
-  if (flat.some((n) => n.t === 'const' && n.v)) return { t: 'const', v: true };
+  const flat = flatten('or', of);
+  if (flat === null) return { t: 'const', v: true };
   if (flat.length === 0) return { t: 'const', v: false };
   return flat.length === 1 ? flat[0] : { t: 'or', of: flat };
 }

@@ -1,7 +1,9 @@
 // Reading field values out of events. Promises: a field `a.b.c` resolves as a flat key (`"a.b.c"`), as a
 // nested path, or any mix (`{"a.b": {"c": …}}`), longest key first; arrays at any level fan out (any member);
 // when a key is missing, event keys with spaces are matched with their spaces removed (sigma-notes §13.5).
-// Lookups allocate nothing per event except one cached index per object that has keys with spaces.
+// Lookups allocate nothing per event except one index per object that has keys with spaces (kept for the
+// last few objects looked into; `rememberNoSpacedKeys` lets a caller that already walked an object's keys
+// say that it has none).
 export type Visit = (value: unknown) => boolean;
 
 export interface Accessor {
@@ -10,27 +12,45 @@ export interface Accessor {
 }
 
 const NO_SPACED = new Map<string, string>();
-const spacedIndex = new WeakMap<object, Map<string, string>>();
+const RECENT = 4;
+const recentNodes: Array<object | null> = new Array<object | null>(RECENT).fill(null);
+const recentIndexes: Array<Map<string, string>> = new Array<Map<string, string>>(RECENT).fill(NO_SPACED);
+let nextSlot = 0;
 
 let lastNode: object | null = null;
 let lastIndex: Map<string, string> = NO_SPACED;
 
-function spaced(node: Record<string, unknown>): Map<string, string> {
-  // Rules are evaluated one after another on the same event: a one-entry cache avoids most WeakMap lookups.
-  if (node === lastNode) return lastIndex;
-  let idx = spacedIndex.get(node);
-  if (!idx) {
-    idx = NO_SPACED;
-    for (const k in node) {
-      if (k.includes(' ')) {
-        if (idx === NO_SPACED) idx = new Map();
-        idx.set(k.replace(/ /g, ''), k);
-      }
-    }
-    spacedIndex.set(node, idx);
-  }
+function remember(node: object, idx: Map<string, string>): void {
+  recentNodes[nextSlot] = node;
+  recentIndexes[nextSlot] = idx;
+  nextSlot = (nextSlot + 1) % RECENT;
   lastNode = node;
   lastIndex = idx;
+}
+
+/** The caller has just enumerated `node`'s keys (for…in) and none holds a space. */
+export function rememberNoSpacedKeys(node: object): void {
+  remember(node, NO_SPACED);
+}
+
+function spaced(node: Record<string, unknown>): Map<string, string> {
+  // Rules are evaluated one after another on the same event: the last few objects are remembered.
+  if (node === lastNode) return lastIndex;
+  for (let i = 0; i < RECENT; i++) {
+    if (recentNodes[i] === node) {
+      lastNode = node;
+      lastIndex = recentIndexes[i];
+      return lastIndex;
+    }
+  }
+  let idx = NO_SPACED;
+  for (const k in node) {
+    if (k.includes(' ')) {
+      if (idx === NO_SPACED) idx = new Map();
+      idx.set(k.replace(/ /g, ''), k);
+    }
+  }
+  remember(node, idx);
   return idx;
 }
 

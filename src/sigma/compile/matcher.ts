@@ -1,7 +1,8 @@
 // IR → fast JS closures, plus explain. Promises: `match` evaluates the IR exactly (the IR semantics are in
 // ir.ts) with short-circuiting and no per-event allocation on the common paths; OR groups of string tests
 // on the same field are fused (one field read, one lowercase, a Set for exact values); `explain` reports
-// every search identifier that held, with the field values that satisfied it.
+// every search identifier that held, with the field values that satisfied it. compileIR reports every
+// compile error at once but builds the closures on the first `match` (and explain's on the first explain).
 import { eachLeaf, makeAccessor } from './field-access.js';
 import type { Accessor } from './field-access.js';
 import { asString, compileValueTest } from './value-tests.js';
@@ -168,21 +169,22 @@ class Compiler {
         });
       }
     }
-    // Large case-insensitive substring lists (hash lists, emoji lists) run as one Aho-Corasick pass.
+    // Large case-insensitive substring lists (hash lists, emoji lists) run as one Aho-Corasick pass, built
+    // on the first value tested (most rules are never a candidate for most event streams).
     let automaton: AhoCorasick | null = null;
+    let acPatterns: string[] | null = null;
     let acHit = false;
     let stamp = 0;
     const report = (): void => {
       acHit = true;
     };
-    if (!cased && contains.length >= AUTOMATON_THRESHOLD) {
-      automaton = new AhoCorasick(contains.splice(0));
-    }
+    if (!cased && contains.length >= AUTOMATON_THRESHOLD) acPatterns = contains.splice(0);
     const test: ValueTest = (v) => {
       const raw = typeof v === 'string' ? v : asString(v);
       if (raw === undefined) return false;
       if (any) return true;
-      if (automaton) {
+      if (acPatterns !== null) {
+        if (automaton === null) automaton = new AhoCorasick(acPatterns);
         acHit = false;
         automaton.scan(raw, ++stamp, report);
         if (acHit) return true;
@@ -283,11 +285,46 @@ function collectMatches(node: IRNode, out: IRNode[]): void {
   // matches under `not` never contribute values
 }
 
-/** Compile IR into a matcher. Errors (e.g. a regex refused as unsafe) are returned, not thrown. */
+/** Tests that compile to a value test without possible error (only `re` can be refused). */
+const INFALLIBLE = new Set<Test['op']>(['str', 'num', 'bool', 'cidr', 'cmp', 'time']);
+
+/** The errors the Compiler would report for `ir`, in the same order (a pre-order walk: `or` reorders only
+ * string tests, which never fail), without building any closure. */
+function compileErrors(node: IRNode, out: FieldError[]): FieldError[] {
+  switch (node.t) {
+    case 'const':
+      return out;
+    case 'sel':
+    case 'not':
+      return compileErrors(node.of, out);
+    case 'and':
+    case 'or':
+      for (const child of node.of) compileErrors(child, out);
+      return out;
+    case 'match': {
+      const { fields, test } = node;
+      if (fields !== null && (test.op === 'null' || test.op === 'exists' || test.op === 'fieldref')) return out;
+      if (INFALLIBLE.has(test.op)) return out;
+      const compiled = compileValueTest(test);
+      if (!compiled.ok) out.push({ field: fields === null ? 'detection (keywords)' : `detection (${fields.join('|')})`, message: compiled.message });
+      return out;
+    }
+  }
+}
+
+/** Compile IR into a matcher. Errors (e.g. a regex refused as unsafe) are returned, not thrown. The
+ * closures are built on the first call of `match` (most rules of a large set are never a candidate). */
 export function compileIR(ir: IRNode): { ok: true; matcher: CompiledRule } | { ok: false; errors: FieldError[] } {
-  const c = new Compiler(false);
-  const root = c.node(ir);
-  if (c.errors.length) return { ok: false, errors: c.errors };
+  const errors = compileErrors(ir, []);
+  if (errors.length) return { ok: false, errors };
+  let compiled: Pred | null = null;
+  const root: Pred = (event) => {
+    if (compiled === null) {
+      compiled = new Compiler(false).node(ir);
+      matcher.match = compiled;
+    }
+    return compiled(event);
+  };
   let explainer: { sels: Array<[string, Pred, IRNode[]]>; finders: Map<IRNode, Finder> } | null = null;
   const explain = (event: object): Explanation => {
     if (!explainer) {
@@ -302,7 +339,7 @@ export function compileIR(ir: IRNode): { ok: true; matcher: CompiledRule } | { o
       }
       explainer = { sels: list, finders: ec.finders };
     }
-    const matched = root(event);
+    const matched = matcher.match(event);
     const matchedConditions: Explanation['matchedConditions'] = [];
     for (const [name, pred, matches] of explainer.sels) {
       if (!pred(event)) continue;
@@ -317,5 +354,6 @@ export function compileIR(ir: IRNode): { ok: true; matcher: CompiledRule } | { o
     }
     return { matched, matchedConditions };
   };
-  return { ok: true, matcher: { match: root, explain, ir } };
+  const matcher: CompiledRule = { match: root, explain, ir };
+  return { ok: true, matcher };
 }

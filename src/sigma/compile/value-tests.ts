@@ -1,9 +1,10 @@
 // Tests of one event value against one IR test. Promises: strings are matched as strings; numbers and
 // booleans are matched through their decimal/`true`/`false` string form for string tests; numeric tests
 // accept numbers and numeric strings; objects never match a value test. Compile-time errors (unsafe
-// regex) are returned, not thrown.
+// regex) are returned, not thrown; each regex is compiled once (cached by test object and by source).
 import { compileString, lower } from './string-match.js';
 import { compileSafeRegex } from '../regex/safe-regex.js';
+import type { RegexResult } from '../regex/safe-regex.js';
 import { inCidr, parseIp } from '../detection/ip.js';
 import type { Test } from '../ir.js';
 import type { CompareOp, TimePart } from '../detection/value-expr.js';
@@ -73,6 +74,26 @@ export function timePart(v: unknown, part: TimePart): number | undefined {
 }
 
 /** Compile a value test; null/exists/fieldref are event-level and handled by the matcher. */
+/** Compiled regexes by IR test object: load-time checks and the (lazy) matcher compile each regex once;
+ * and by source and flags (bounded), for the same regex in several rules (compiled regexes are stateless). */
+const regexes = new WeakMap<Test, RegexResult>();
+const regexesBySource = new Map<string, RegexResult>();
+const MAX_SHARED_REGEXES = 4096;
+
+function cachedRegex(test: Extract<Test, { op: 're' }>): RegexResult {
+  let r = regexes.get(test);
+  if (r !== undefined) return r;
+  const key = `${test.i ? 'i' : ''}${test.m ? 'm' : ''}${test.s ? 's' : ''}/${test.source}`;
+  r = regexesBySource.get(key);
+  if (r === undefined) {
+    r = compileSafeRegex(test);
+    if (regexesBySource.size >= MAX_SHARED_REGEXES) regexesBySource.clear();
+    regexesBySource.set(key, r);
+  }
+  regexes.set(test, r);
+  return r;
+}
+
 export function compileValueTest(test: Test): { ok: true; fn: ValueTest } | { ok: false; message: string } {
   switch (test.op) {
     case 'str': {
@@ -94,7 +115,7 @@ export function compileValueTest(test: Test): { ok: true; fn: ValueTest } | { ok
       return { ok: true, fn: (v) => v === test.b || (typeof v === 'string' && lower(v) === text) };
     }
     case 're': {
-      const r = compileSafeRegex(test);
+      const r = cachedRegex(test);
       if (!r.ok) return r;
       const re = r.regex;
       return {

@@ -4,6 +4,7 @@
 // level, keys with spaces matched with spaces removed), then the walk visits v with
 // `path === canonicalField(F)`. The walk may visit more (path, value) pairs than any accessor would; that
 // only weakens the index. Every primitive leaf (what keyword searches see) is visited at least once.
+// walkEvent also reports whether a top-level key holds a space (the accessors' spaced-key fallback uses it).
 export type LeafVisitor = (path: string, value: unknown) => void;
 
 /** Index-side field names: spaces removed (the accessor's fallback compares keys without spaces). */
@@ -20,17 +21,23 @@ function visitValue(path: string, v: unknown, visit: LeafVisitor): void {
   if (typeof v === 'object' && v !== null) walkObject(v as Record<string, unknown>, path, visit);
 }
 
-function walkObject(node: Record<string, unknown>, prefix: string, visit: LeafVisitor): void {
+/** Visits the object's values; true when some key (enumerated by for…in) holds a space. */
+function walkObject(node: Record<string, unknown>, prefix: string, visit: LeafVisitor): boolean {
+  let spaced = false;
   for (const k in node) {
+    const hasSpace = k.includes(' ');
+    if (hasSpace) spaced = true;
     const v = node[k];
     if (v === undefined || typeof v === 'function') continue;
-    const key = k.includes(' ') ? k.replace(/ /g, '') : k;
+    const key = hasSpace ? k.replace(/ /g, '') : k;
     visitValue(prefix === '' ? key : `${prefix}.${key}`, v, visit);
   }
+  return spaced;
 }
 
-/** Visit every (canonical path, value) of an event: objects and null included, arrays expanded. */
-export function walkEvent(event: object, visit: LeafVisitor): void {
+/** Visit every (canonical path, value) of an event: objects and null included, arrays expanded. Returns
+ * true when some top-level key of the event holds a space. */
+export function walkEvent(event: object, visit: LeafVisitor): boolean {
   if (Array.isArray(event)) for (const m of event) if (typeof m === 'object' && m !== null) walkEvent(m as object, visit);
-  walkObject(event as Record<string, unknown>, '', visit);
+  return walkObject(event as Record<string, unknown>, '', visit);
 }

@@ -14,6 +14,7 @@
 // Incrementality: add/remove touch only the rule's own postings; a field's substring scanner is rebuilt
 // lazily on the next event that needs it (or by prepare()), and only if that field's patterns changed.
 import type { CompiledRule } from '../compile/matcher.js';
+import { rememberNoSpacedKeys } from '../compile/field-access.js';
 import { asString } from '../compile/value-tests.js';
 import { canonicalField, walkEvent } from './event-walk.js';
 import { FieldPostings, PatternSet } from './field-postings.js';
@@ -195,7 +196,8 @@ export class RuleIndex<K = string> {
   private collect(event: object): void {
     this.hits.length = 0;
     this.epoch++;
-    walkEvent(event, this.onValue);
+    // The walk enumerated the event's keys: the matcher's field accessors need not do it again.
+    if (!walkEvent(event, this.onValue)) rememberNoSpacedKeys(event);
   }
 
   private mark(posting: number): void {

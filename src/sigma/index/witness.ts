@@ -110,13 +110,23 @@ function matchClauses(node: Extract<IRNode, { t: 'match' }>, inSel: boolean): Co
 }
 
 function dedupe(atoms: Atom[]): Atom[] {
-  const seen = new Set<string>();
-  return atoms.filter((a) => {
-    const k = `${a.kind}\u0000${a.field ?? '\u0001'}\u0000${a.kind === 'present' ? '' : a.value}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
+  if (atoms.length < 2) return atoms;
+  // kind → field → values seen (no key strings to build).
+  const seen = { exact: new Map<string | null, Set<string>>(), sub: new Map<string | null, Set<string>>(), present: new Map<string | null, Set<string>>() };
+  const out: Atom[] = [];
+  for (const a of atoms) {
+    const byField = seen[a.kind];
+    let values = byField.get(a.field);
+    if (values === undefined) {
+      values = new Set();
+      byField.set(a.field, values);
+    }
+    const v = a.kind === 'present' ? '' : a.value;
+    if (values.has(v)) continue;
+    values.add(v);
+    out.push(a);
+  }
+  return out;
 }
 
 function analyse(node: IRNode, inSel: boolean): null | 'never' | Costed[] {
@@ -150,11 +160,18 @@ function analyse(node: IRNode, inSel: boolean): null | 'never' | Costed[] {
         alts.push(r);
       }
       if (!alts.length) return 'never';
-      const width = Math.max(...alts.map((a) => a.length));
+      let width = 0;
+      for (const a of alts) if (a.length > width) width = a.length;
       const out: Costed[] = [];
       for (let t = 0; t < width; t++) {
-        const atoms = dedupe(alts.flatMap((a) => a[Math.min(t, a.length - 1)].atoms));
-        out.push({ atoms, cost: alts.reduce((sum, a) => sum + a[Math.min(t, a.length - 1)].cost, 0) });
+        const all: Atom[] = [];
+        let cost = 0;
+        for (const a of alts) {
+          const c = a[Math.min(t, a.length - 1)];
+          for (const atom of c.atoms) all.push(atom);
+          cost += c.cost;
+        }
+        out.push({ atoms: dedupe(all), cost });
       }
       return out;
     }

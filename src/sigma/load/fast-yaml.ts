@@ -14,15 +14,20 @@ import type { YamlValue } from './yaml11.js';
 
 class NotPlain extends Error {}
 
-/** First characters of the plain scalars PyYAML's resolvers can turn into something other than a string
- * (null, booleans, ints, floats: `~`, n/N, y/Y, t/T, o/O, f/F, signs, `.` and digits). */
+/** First characters of the plain scalars PyYAML's resolvers can turn into something other than a string:
+ * 1 for `~`, signs, `.` and digits (null, ints, floats), 2 for letters that start a null or boolean word. */
 const MAY_RESOLVE = new Uint8Array(128);
-for (const c of '~nNyYtToOfF-+.0123456789') MAY_RESOLVE[c.charCodeAt(0)] = 1;
+for (const c of '~-+.0123456789') MAY_RESOLVE[c.charCodeAt(0)] = 1;
+for (const c of 'nNyYtToOfF') MAY_RESOLVE[c.charCodeAt(0)] = 2;
+/** The only texts starting with a letter that resolve to null or a boolean (ints and floats never do). */
+const WORDS = new Set(['null', 'Null', 'NULL', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
 
 /** resolvePlainScalar, skipping its regexes for texts that can only be strings. */
 function resolve(text: string): YamlValue {
   const c = text.charCodeAt(0);
-  return c < 128 && MAY_RESOLVE[c] === 0 ? text : resolvePlainScalar(text);
+  if (c >= 128) return text;
+  const k = MAY_RESOLVE[c];
+  return k === 0 || (k === 2 && !WORDS.has(text)) ? text : resolvePlainScalar(text);
 }
 
 const fail = (): never => {
@@ -321,13 +326,12 @@ class Reader {
   }
 }
 
-/** Control characters other than the line feed (tabs, CR), C1 controls, BOM and non-characters. */
+/** Control characters other than the line feed (tabs, CR), DEL and C1 controls, the BOM and the
+ * non-characters U+FFFE/U+FFFF: anything outside line feed, printable ASCII, U+00A0–U+FEFE, U+FF00–U+FFFD. */
+const ODD_CHARACTER = /[^\n\x20-\x7e\xa0-\ufefe\uff00-\ufffd]/;
+
 function hasOddCharacter(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if ((c < 32 && c !== 10) || (c >= 0x7f && c <= 0x9f) || c === 0xfeff || c === 0xfffe || c === 0xffff) return true;
-  }
-  return false;
+  return ODD_CHARACTER.test(text);
 }
 
 /** The single document of `text` if it is in the plain Sigma subset, else null (use the full parser). */

@@ -2,9 +2,12 @@
 // Promises: every document is parsed with the failsafe schema and duplicate keys refused; quoted and block
 // scalars stay strings; PLAIN scalars go through PyYAML's implicit resolvers (null, bool, int, float;
 // timestamps stay as their text), so `00000429` stays a string. Aliases are expanded under a strict
-// budget (alias bombs are refused) and inputs over 1 MiB are refused. Never throws.
+// budget (alias bombs are refused) and inputs over 1 MiB are refused. Never throws. Texts in the plain
+// Sigma subset take a fast single-pass reader (fast-yaml.ts) that yields exactly the same value; anything
+// else goes through the general parser (`loadYamlFull`).
 import { parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar } from 'yaml';
 import type { Document, Node as YamlNode } from 'yaml';
+import { fastYaml } from './fast-yaml.js';
 
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 /** Limit for a whole multi-document text (bulk import); each document still has MAX_DOCUMENT_BYTES. */
@@ -114,12 +117,29 @@ function firstLine(message: string): string {
   return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
 }
 
-/** Parse every document of a YAML text. */
+function tooLarge(source: string, maxBytes: number): YamlLoadResult | null {
+  // A UTF-8 byte count is at most 3 per UTF-16 code unit: short texts need no count.
+  if (source.length * 3 <= maxBytes || Buffer.byteLength(source, 'utf8') <= maxBytes) return null;
+  const what = maxBytes === MAX_DOCUMENT_BYTES ? 'document' : 'text';
+  return { ok: false, kind: 'size', message: `${what} is larger than ${maxBytes} bytes (${maxBytes / 1024 / 1024} MiB)` };
+}
+
+/** Parse every document of a YAML text (the fast reader when the text allows it, else the full parser). */
 export function loadYaml(source: string, maxBytes = MAX_DOCUMENT_BYTES): YamlLoadResult {
-  if (Buffer.byteLength(source, 'utf8') > maxBytes) {
-    const what = maxBytes === MAX_DOCUMENT_BYTES ? 'document' : 'text';
-    return { ok: false, kind: 'size', message: `${what} is larger than ${maxBytes} bytes (${maxBytes / 1024 / 1024} MiB)` };
+  const big = tooLarge(source, maxBytes);
+  if (big) return big;
+  // One document of at most MAX_DOCUMENT_BYTES (the fast reader only accepts a single document).
+  if (source.length * 3 <= MAX_DOCUMENT_BYTES || Buffer.byteLength(source, 'utf8') <= MAX_DOCUMENT_BYTES) {
+    const fast = fastYaml(source);
+    if (fast !== null) return { ok: true, documents: [fast] };
   }
+  return loadYamlFull(source, maxBytes);
+}
+
+/** Parse every document of a YAML text with the general parser. */
+export function loadYamlFull(source: string, maxBytes = MAX_DOCUMENT_BYTES): YamlLoadResult {
+  const big = tooLarge(source, maxBytes);
+  if (big) return big;
   try {
     const docs = parseAllDocuments(source, { schema: 'failsafe', uniqueKeys: true, prettyErrors: true });
     if (!Array.isArray(docs)) return { ok: false, kind: 'yaml', message: 'not a YAML document stream' };
