@@ -80,12 +80,17 @@ function encodeUtf16(s: SigmaString, bigEndian: boolean, bom: boolean): SigmaStr
   return { parts, cased: s.cased, bytes: true };
 }
 
+/** Space padding put before the bytes for offsets 0, 1 and 2 (made once: they never change). */
+const OFFSET_PADS = [Buffer.alloc(0), Buffer.from(' '), Buffer.from('  ')];
+const OFFSET_START = [0, 2, 3];
+const OFFSET_END = [undefined, -3, -2];
+
 function base64Offsets(bytes: Buffer): string[] {
-  const start = [0, 2, 3];
-  const end = [undefined, -3, -2];
+  const start = OFFSET_START;
+  const end = OFFSET_END;
   const out: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const enc = Buffer.concat([Buffer.alloc(i, 0x20), bytes]).toString('base64');
+    const enc = (i === 0 ? bytes : Buffer.concat([OFFSET_PADS[i], bytes])).toString('base64');
     const e = end[(bytes.length + i) % 3];
     out.push(enc.slice(start[i], e));
   }
