@@ -44,18 +44,17 @@ class Lowering {
     let variants: Part[][] = [[]];
     for (const p of s.parts) {
       if (typeof p !== 'object') {
-        variants = variants.map((v) => {
-          const out = [...v];
-          if (typeof p === 'string') pushLiteral(out, p);
-          else out.push(p);
-          return out;
-        });
+        // Every variant array is owned here (made by this loop), so it grows in place.
+        for (const v of variants) {
+          if (typeof p === 'string') pushLiteral(v, p);
+          else v.push(p);
+        }
         continue;
       }
       const values = own(this.pipeline.vars, p.placeholder);
       if (!values) {
         if (this.pipeline.unresolvedPlaceholders === 'wildcard') {
-          variants = variants.map((v) => [...v, ANY]);
+          for (const v of variants) v.push(ANY);
           continue;
         }
         this.errors.push({ field: path, message: `placeholder %${p.placeholder}% has no values in pipeline '${this.pipeline.name}'` });

@@ -41,11 +41,6 @@ function describe(leaf: ValueLeaf): string {
   return leaf.t === 'str' ? 'string' : leaf.t === 'num' ? 'number' : leaf.t;
 }
 
-function mapLeaves(v: ValueExpr, f: (leaf: ValueLeaf) => ValueExpr): ValueExpr {
-  if (v.t === 'any' || v.t === 'all') return { t: v.t, of: v.of.map((x) => mapLeaves(x, f)) };
-  return f(v);
-}
-
 function withParts(s: SigmaString, parts: Part[]): SigmaString {
   return { ...s, parts };
 }
@@ -235,6 +230,17 @@ function initialLeaf(v: RawScalar, firstMod: string | undefined): ValueLeaf {
 }
 
 /** Build the typed expression of one detection item. Throws ModifierError. */
+/** Apply modifier `mod` (position `i` in the chain) to every leaf of `v`. Compare and time modifiers accept
+ * a plain numeric string as a number. */
+function applyToLeaves(mod: string, v: ValueExpr, i: number, field: string | null): ValueExpr {
+  if (v.t === 'any' || v.t === 'all') return { t: v.t, of: v.of.map((x) => applyToLeaves(mod, x, i, field)) };
+  if ((COMPARE.has(mod) || TIME_PARTS.has(mod)) && v.t === 'str' && /^-?\d+(\.\d+)?$/.test(literalText(v.s)) && isPlain(v.s)) {
+    const text = literalText(v.s);
+    return applyOne(mod, { t: 'num', n: Number(text), text }, i, field);
+  }
+  return applyOne(mod, v, i, field);
+}
+
 export function buildItem(field: string | null, modifiers: string[], values: RawScalar[], path: string): ItemExpr {
   for (const m of modifiers) {
     if (!isKnownModifier(m)) throw new ModifierError(`unknown modifier '${m}'`);
@@ -248,20 +254,7 @@ export function buildItem(field: string | null, modifiers: string[], values: Raw
   }
   const exprs = values.map((raw) => {
     let v: ValueExpr = initialLeaf(raw, valueMods[0]);
-    valueMods.forEach((mod, i) => {
-      if (COMPARE.has(mod) || TIME_PARTS.has(mod)) {
-        // compare/time modifiers: a numeric string is accepted as a number
-        v = mapLeaves(v, (leaf) => {
-          if (leaf.t === 'str' && /^-?\d+(\.\d+)?$/.test(literalText(leaf.s)) && isPlain(leaf.s)) {
-            const text = literalText(leaf.s);
-            return applyOne(mod, { t: 'num', n: Number(text), text }, i, field);
-          }
-          return applyOne(mod, leaf, i, field);
-        });
-      } else {
-        v = mapLeaves(v, (leaf) => applyOne(mod, leaf, i, field));
-      }
-    });
+    for (let i = 0; i < valueMods.length; i++) v = applyToLeaves(valueMods[i], v, i, field);
     return v;
   });
   const value: ValueExpr = exprs.length === 1 ? exprs[0] : { t: all ? 'all' : 'any', of: exprs };
