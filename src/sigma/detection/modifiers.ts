@@ -123,11 +123,12 @@ function toStringLeaf(leaf: ValueLeaf): ValueLeaf {
   return leaf;
 }
 
+/** Modifiers that read their value as a string (numbers and booleans are taken as their text). */
+const STRING_MODIFIERS = new Set(['contains', 'startswith', 'endswith', 'windash', 'base64', 'base64offset', 'wide', 'utf16le', 'utf16be', 'utf16', 'cased', 'expand']);
+
 function applyOne(mod: string, leaf0: ValueLeaf, index: number, field: string | null): ValueExpr {
-  const leaf = ['contains', 'startswith', 'endswith', 'windash', 'base64', 'base64offset', 'wide', 'utf16le', 'utf16be', 'utf16', 'cased', 'expand'].includes(mod)
-    ? toStringLeaf(leaf0)
-    : leaf0;
-  if (leaf.t === 'null' && !['exists'].includes(mod)) return leaf;
+  const leaf = STRING_MODIFIERS.has(mod) ? toStringLeaf(leaf0) : leaf0;
+  if (leaf.t === 'null' && mod !== 'exists') return leaf;
   if (FIRST_ONLY.has(mod) && index !== 0) throw new ModifierError(`modifier '${mod}' must be the first modifier`);
   switch (mod) {
     case 'contains':
