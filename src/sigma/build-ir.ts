@@ -92,6 +92,7 @@ class Lowering {
     switch (leaf.t) {
       case 'str': {
         const variants = this.resolvePlaceholders(leaf.s, path);
+        if (variants.length === 1 && !keyword) return this.match(fields, { op: 'str', parts: variants[0], cased: leaf.s.cased });
         return or(
           variants.map((parts) => {
             let p = parts;
