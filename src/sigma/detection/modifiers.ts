@@ -46,8 +46,10 @@ function withParts(s: SigmaString, parts: Part[]): SigmaString {
 }
 
 function addWildcards(s: SigmaString, start: boolean, end: boolean): SigmaString {
-  const parts = [...s.parts];
-  if (start && parts[0] !== ANY) parts.unshift(ANY);
+  const src = s.parts;
+  const parts: Part[] = [];
+  if (start && src[0] !== ANY) parts.push(ANY);
+  for (let i = 0; i < src.length; i++) parts.push(src[i]);
   if (end && parts[parts.length - 1] !== ANY) parts.push(ANY);
   return withParts(s, parts);
 }
