@@ -44,18 +44,17 @@ class Lowering {
     let variants: Part[][] = [[]];
     for (const p of s.parts) {
       if (typeof p !== 'object') {
-        variants = variants.map((v) => {
-          const out = [...v];
-          if (typeof p === 'string') pushLiteral(out, p);
-          else out.push(p);
-          return out;
-        });
+        // Every variant array is owned here (made by this loop), so it grows in place.
+        for (const v of variants) {
+          if (typeof p === 'string') pushLiteral(v, p);
+          else v.push(p);
+        }
         continue;
       }
       const values = own(this.pipeline.vars, p.placeholder);
       if (!values) {
         if (this.pipeline.unresolvedPlaceholders === 'wildcard') {
-          variants = variants.map((v) => [...v, ANY]);
+          for (const v of variants) v.push(ANY);
           continue;
         }
         this.errors.push({ field: path, message: `placeholder %${p.placeholder}% has no values in pipeline '${this.pipeline.name}'` });
@@ -83,15 +82,17 @@ class Lowering {
 
   predicates = 0;
 
+  private match(fields: string[] | null, test: Test): IRNode {
+    this.predicates++;
+    return { t: 'match', fields, test };
+  }
+
   leaf(leaf: ValueLeaf, fields: string[] | null, path: string): IRNode {
-    const match = (test: Test): IRNode => {
-      this.predicates++;
-      return { t: 'match', fields, test };
-    };
     const keyword = fields === null;
     switch (leaf.t) {
       case 'str': {
         const variants = this.resolvePlaceholders(leaf.s, path);
+        if (variants.length === 1 && !keyword) return this.match(fields, { op: 'str', parts: variants[0], cased: leaf.s.cased });
         return or(
           variants.map((parts) => {
             let p = parts;
@@ -100,36 +101,36 @@ class Lowering {
               if (p[0] !== ANY) p.unshift(ANY);
               if (p[p.length - 1] !== ANY) p.push(ANY);
             }
-            return match({ op: 'str', parts: p, cased: leaf.s.cased });
+            return this.match(fields, { op: 'str', parts: p, cased: leaf.s.cased });
           }),
         );
       }
       case 'num':
-        if (keyword) return match({ op: 'str', parts: [ANY, leaf.text, ANY], cased: false });
-        return match({ op: 'num', n: leaf.n, text: leaf.text });
+        if (keyword) return this.match(fields, { op: 'str', parts: [ANY, leaf.text, ANY], cased: false });
+        return this.match(fields, { op: 'num', n: leaf.n, text: leaf.text });
       case 'bool':
-        if (keyword) return match({ op: 'str', parts: [ANY, String(leaf.b), ANY], cased: false });
-        return match({ op: 'bool', b: leaf.b });
+        if (keyword) return this.match(fields, { op: 'str', parts: [ANY, String(leaf.b), ANY], cased: false });
+        return this.match(fields, { op: 'bool', b: leaf.b });
       case 'null':
         if (keyword) {
           this.errors.push({ field: path, message: 'a keyword search cannot be null' });
           return { t: 'const', v: false };
         }
-        return match({ op: 'null' });
+        return this.match(fields, { op: 'null' });
       case 're':
-        return match({ op: 're', source: leaf.source, i: leaf.i, m: leaf.m, s: leaf.s });
+        return this.match(fields, { op: 're', source: leaf.source, i: leaf.i, m: leaf.m, s: leaf.s });
       case 'cidr':
-        return match({ op: 'cidr', cidr: leaf.cidr, text: leaf.text });
+        return this.match(fields, { op: 'cidr', cidr: leaf.cidr, text: leaf.text });
       case 'cmp':
-        return match({ op: 'cmp', cmp: leaf.op, n: leaf.n });
+        return this.match(fields, { op: 'cmp', cmp: leaf.op, n: leaf.n });
       case 'exists':
-        return match({ op: 'exists', b: leaf.b });
+        return this.match(fields, { op: 'exists', b: leaf.b });
       case 'time':
-        return match({ op: 'time', part: leaf.part, cmp: leaf.op, n: leaf.n });
+        return this.match(fields, { op: 'time', part: leaf.part, cmp: leaf.op, n: leaf.n });
       case 'fieldref': {
         const targets = this.fields(leaf.field, path);
         if (!targets) return { t: 'const', v: false };
-        return match({ op: 'fieldref', targets, startsWith: leaf.startsWith, endsWith: leaf.endsWith, cased: leaf.cased });
+        return this.match(fields, { op: 'fieldref', targets, startsWith: leaf.startsWith, endsWith: leaf.endsWith, cased: leaf.cased });
       }
     }
   }
@@ -153,15 +154,16 @@ class Lowering {
     return node.t === 'and' ? and(parts) : or(parts);
   }
 
+  private sel(name: string, det: ParsedDetection, cache: Map<string, IRNode>, prefix: string): IRNode {
+    let ir = cache.get(name);
+    if (!ir) {
+      ir = { t: 'sel', name: prefix + name, of: this.search(det.searches.get(name) as SearchNode) };
+      cache.set(name, ir);
+    }
+    return ir;
+  }
+
   condition(ast: ConditionAst, det: ParsedDetection, cache: Map<string, IRNode>, prefix = ''): IRNode {
-    const sel = (name: string): IRNode => {
-      let ir = cache.get(name);
-      if (!ir) {
-        ir = { t: 'sel', name: prefix + name, of: this.search(det.searches.get(name) as SearchNode) };
-        cache.set(name, ir);
-      }
-      return ir;
-    };
     switch (ast.t) {
       case 'and':
         return and([this.condition(ast.a, det, cache, prefix), this.condition(ast.b, det, cache, prefix)]);
@@ -170,10 +172,10 @@ class Lowering {
       case 'not':
         return not(this.condition(ast.a, det, cache, prefix));
       case 'id':
-        return sel(ast.name);
+        return this.sel(ast.name, det, cache, prefix);
       case 'of': {
         const names = selectIdentifiers(ast.pattern, [...det.searches.keys()]);
-        const sels = names.map(sel);
+        const sels = names.map((n) => this.sel(n, det, cache, prefix));
         return ast.quant === 'all' ? and(sels) : or(sels);
       }
     }

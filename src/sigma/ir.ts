@@ -44,17 +44,16 @@ export type IRNode =
 function flatten(t: 'and' | 'or', of: IRNode[]): IRNode[] | null {
   const neutral = t === 'and';
   const out: IRNode[] = [];
-  let absorbed = false;
-  const add = (n: IRNode): void => {
-    if (n.t === 'const') {
-      if (n.v !== neutral) absorbed = true;
-    } else out.push(n);
-  };
   for (const n of of) {
-    if (n.t === t) for (const m of n.of) add(m);
-    else add(n);
+    if (n.t === t) {
+      for (const m of n.of) {
+        if (m.t !== 'const') out.push(m);
+        else if (m.v !== neutral) return null;
+      }
+    } else if (n.t !== 'const') out.push(n);
+    else if (n.v !== neutral) return null;
   }
-  return absorbed ? null : out;
+  return out;
 }
 
 export function and(of: IRNode[]): IRNode {

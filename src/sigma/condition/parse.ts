@@ -47,75 +47,119 @@ export function parseCondition(text: string): ConditionAst {
   if (/\b(count|min|max|avg|sum)\s*\(/.test(text)) {
     throw new ConditionError('aggregations in conditions are not supported: express them as a correlation rule (event_count, value_count, value_sum)');
   }
-  const tokens = tokenize(text);
-  let i = 0;
-  const peek = (): Token | undefined => tokens[i];
-  const fail = (msg: string): never => {
-    throw new ConditionError(`invalid condition: ${msg}`);
-  };
+  return new ConditionParser(text, tokenize(text)).parse();
+}
 
-  const parseOr = (): ConditionAst => {
-    let left = parseAnd();
-    while (peek()?.k === 'word' && peek()?.v === 'or') {
-      i++;
-      left = { t: 'or', a: left, b: parseAnd() };
+/** Recursive descent over the tokens of one condition (methods, not closures: no per-call function objects). */
+class ConditionParser {
+  private i = 0;
+
+  constructor(
+    private readonly text: string,
+    private readonly tokens: Token[],
+  ) {}
+
+  parse(): ConditionAst {
+    const tokens = this.tokens;
+    if (tokens.length === 0) this.fail('condition is empty');
+    const ast = this.parseOr();
+    if (this.i < tokens.length) {
+      const t = tokens[this.i];
+      if (['AND', 'OR', 'NOT', 'And', 'Or', 'Not'].includes(t.v)) this.fail(`operators must be lowercase ('${t.v.toLowerCase()}') at position ${t.pos}`);
+      this.fail(`unexpected '${t.v}' at position ${t.pos}`);
+    }
+    return ast;
+  }
+
+  private fail(msg: string): never {
+    throw new ConditionError(`invalid condition: ${msg}`);
+  }
+
+  private isWord(v: string): boolean {
+    const t = this.tokens[this.i];
+    return t !== undefined && t.k === 'word' && t.v === v;
+  }
+
+  private parseOr(): ConditionAst {
+    let left = this.parseAnd();
+    while (this.isWord('or')) {
+      this.i++;
+      left = { t: 'or', a: left, b: this.parseAnd() };
     }
     return left;
-  };
-  const parseAnd = (): ConditionAst => {
-    let left = parseNot();
-    while (peek()?.k === 'word' && peek()?.v === 'and') {
-      i++;
-      left = { t: 'and', a: left, b: parseNot() };
+  }
+
+  private parseAnd(): ConditionAst {
+    let left = this.parseNot();
+    while (this.isWord('and')) {
+      this.i++;
+      left = { t: 'and', a: left, b: this.parseNot() };
     }
     return left;
-  };
-  const parseNot = (): ConditionAst => {
-    if (peek()?.k === 'word' && peek()?.v === 'not') {
-      i++;
-      return { t: 'not', a: parseNot() };
+  }
+
+  private parseNot(): ConditionAst {
+    if (this.isWord('not')) {
+      this.i++;
+      return { t: 'not', a: this.parseNot() };
     }
-    return parseAtom();
-  };
-  const parseAtom = (): ConditionAst => {
-    const tok = peek();
-    if (!tok) return fail('unexpected end of condition');
+    return this.parseAtom();
+  }
+
+  private parseAtom(): ConditionAst {
+    const tokens = this.tokens;
+    const tok = tokens[this.i];
+    if (!tok) return this.fail('unexpected end of condition');
     if (tok.k === '(') {
-      i++;
-      const inner = parseOr();
-      if (peek()?.k !== ')') fail(`expected ')' at position ${peek()?.pos ?? text.length}`);
-      i++;
+      this.i++;
+      const inner = this.parseOr();
+      if (tokens[this.i]?.k !== ')') this.fail(`expected ')' at position ${tokens[this.i]?.pos ?? this.text.length}`);
+      this.i++;
       return inner;
     }
-    if (tok.k === ')') return fail(`unexpected ')' at position ${tok.pos}`);
-    const next = tokens[i + 1];
+    if (tok.k === ')') return this.fail(`unexpected ')' at position ${tok.pos}`);
+    const next = tokens[this.i + 1];
     if ((tok.v === '1' || tok.v === 'all' || tok.v === 'any') && next?.k === 'word' && next.v === 'of') {
-      const pat = tokens[i + 2];
-      if (!pat || pat.k !== 'word') return fail(`expected a pattern after '${tok.v} of'`);
-      if (!PATTERN_RE.test(pat.v)) return fail(`invalid search identifier pattern '${pat.v}'`);
-      i += 3;
+      const pat = tokens[this.i + 2];
+      if (!pat || pat.k !== 'word') return this.fail(`expected a pattern after '${tok.v} of'`);
+      if (!PATTERN_RE.test(pat.v)) return this.fail(`invalid search identifier pattern '${pat.v}'`);
+      this.i += 3;
       return { t: 'of', quant: tok.v === 'all' ? 'all' : 'one', pattern: pat.v };
     }
-    if (/^\d+$/.test(tok.v) && next?.v === 'of') return fail(`'${tok.v} of' is not supported: only '1 of', 'any of' and 'all of'`);
-    if (['and', 'or', 'not', 'of'].includes(tok.v)) return fail(`unexpected '${tok.v}' at position ${tok.pos}`);
-    if (!IDENT_RE.test(tok.v)) return fail(`invalid search identifier '${tok.v}'`);
-    i++;
+    if (/^\d+$/.test(tok.v) && next?.v === 'of') return this.fail(`'${tok.v} of' is not supported: only '1 of', 'any of' and 'all of'`);
+    if (['and', 'or', 'not', 'of'].includes(tok.v)) return this.fail(`unexpected '${tok.v}' at position ${tok.pos}`);
+    if (!IDENT_RE.test(tok.v)) return this.fail(`invalid search identifier '${tok.v}'`);
+    this.i++;
     return { t: 'id', name: tok.v };
-  };
-
-  if (tokens.length === 0) fail('condition is empty');
-  const ast = parseOr();
-  if (i < tokens.length) {
-    const t = tokens[i];
-    if (['AND', 'OR', 'NOT', 'And', 'Or', 'Not'].includes(t.v)) fail(`operators must be lowercase ('${t.v.toLowerCase()}') at position ${t.pos}`);
-    fail(`unexpected '${t.v}' at position ${t.pos}`);
   }
-  return ast;
 }
 
 /** Identifiers selected by a pattern: `them` = all; `_`-prefixed names only when the pattern starts with `_`. */
 export function selectIdentifiers(pattern: string, names: string[]): string[] {
   if (pattern === 'them') return names.filter((n) => !n.startsWith('_'));
-  const re = new RegExp('^' + pattern.replace(/[.+?^${}()|[\]\\-]/g, '\\$&').replace(/\*/g, '.*') + '$');
-  return names.filter((n) => re.test(n) && (!n.startsWith('_') || pattern.startsWith('_')));
+  const underscore = pattern.startsWith('_');
+  return names.filter((n) => globMatches(pattern, n) && (underscore || !n.startsWith('_')));
+}
+
+/** Whole-name match of a pattern whose only special character is `*` (any run, possibly empty). Greedy
+ * with backtracking to the last star: linear in practice for identifier-sized inputs. */
+function globMatches(pattern: string, name: string): boolean {
+  let p = 0;
+  let n = 0;
+  let star = -1;
+  let resume = 0;
+  while (n < name.length) {
+    if (p < pattern.length && pattern[p] !== '*' && pattern[p] === name[n]) {
+      p++;
+      n++;
+    } else if (p < pattern.length && pattern[p] === '*') {
+      star = p++;
+      resume = n;
+    } else if (star >= 0) {
+      p = star + 1;
+      n = ++resume;
+    } else return false;
+  }
+  while (p < pattern.length && pattern[p] === '*') p++;
+  return p === pattern.length;
 }

@@ -41,18 +41,15 @@ function describe(leaf: ValueLeaf): string {
   return leaf.t === 'str' ? 'string' : leaf.t === 'num' ? 'number' : leaf.t;
 }
 
-function mapLeaves(v: ValueExpr, f: (leaf: ValueLeaf) => ValueExpr): ValueExpr {
-  if (v.t === 'any' || v.t === 'all') return { t: v.t, of: v.of.map((x) => mapLeaves(x, f)) };
-  return f(v);
-}
-
 function withParts(s: SigmaString, parts: Part[]): SigmaString {
   return { ...s, parts };
 }
 
 function addWildcards(s: SigmaString, start: boolean, end: boolean): SigmaString {
-  const parts = [...s.parts];
-  if (start && parts[0] !== ANY) parts.unshift(ANY);
+  const src = s.parts;
+  const parts: Part[] = [];
+  if (start && src[0] !== ANY) parts.push(ANY);
+  for (let i = 0; i < src.length; i++) parts.push(src[i]);
   if (end && parts[parts.length - 1] !== ANY) parts.push(ANY);
   return withParts(s, parts);
 }
@@ -80,12 +77,17 @@ function encodeUtf16(s: SigmaString, bigEndian: boolean, bom: boolean): SigmaStr
   return { parts, cased: s.cased, bytes: true };
 }
 
+/** Space padding put before the bytes for offsets 0, 1 and 2 (made once: they never change). */
+const OFFSET_PADS = [Buffer.alloc(0), Buffer.from(' '), Buffer.from('  ')];
+const OFFSET_START = [0, 2, 3];
+const OFFSET_END = [undefined, -3, -2];
+
 function base64Offsets(bytes: Buffer): string[] {
-  const start = [0, 2, 3];
-  const end = [undefined, -3, -2];
+  const start = OFFSET_START;
+  const end = OFFSET_END;
   const out: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const enc = Buffer.concat([Buffer.alloc(i, 0x20), bytes]).toString('base64');
+    const enc = (i === 0 ? bytes : Buffer.concat([OFFSET_PADS[i], bytes])).toString('base64');
     const e = end[(bytes.length + i) % 3];
     out.push(enc.slice(start[i], e));
   }
@@ -123,11 +125,12 @@ function toStringLeaf(leaf: ValueLeaf): ValueLeaf {
   return leaf;
 }
 
+/** Modifiers that read their value as a string (numbers and booleans are taken as their text). */
+const STRING_MODIFIERS = new Set(['contains', 'startswith', 'endswith', 'windash', 'base64', 'base64offset', 'wide', 'utf16le', 'utf16be', 'utf16', 'cased', 'expand']);
+
 function applyOne(mod: string, leaf0: ValueLeaf, index: number, field: string | null): ValueExpr {
-  const leaf = ['contains', 'startswith', 'endswith', 'windash', 'base64', 'base64offset', 'wide', 'utf16le', 'utf16be', 'utf16', 'cased', 'expand'].includes(mod)
-    ? toStringLeaf(leaf0)
-    : leaf0;
-  if (leaf.t === 'null' && !['exists'].includes(mod)) return leaf;
+  const leaf = STRING_MODIFIERS.has(mod) ? toStringLeaf(leaf0) : leaf0;
+  if (leaf.t === 'null' && mod !== 'exists') return leaf;
   if (FIRST_ONLY.has(mod) && index !== 0) throw new ModifierError(`modifier '${mod}' must be the first modifier`);
   switch (mod) {
     case 'contains':
@@ -230,6 +233,17 @@ function initialLeaf(v: RawScalar, firstMod: string | undefined): ValueLeaf {
 }
 
 /** Build the typed expression of one detection item. Throws ModifierError. */
+/** Apply modifier `mod` (position `i` in the chain) to every leaf of `v`. Compare and time modifiers accept
+ * a plain numeric string as a number. */
+function applyToLeaves(mod: string, v: ValueExpr, i: number, field: string | null): ValueExpr {
+  if (v.t === 'any' || v.t === 'all') return { t: v.t, of: v.of.map((x) => applyToLeaves(mod, x, i, field)) };
+  if ((COMPARE.has(mod) || TIME_PARTS.has(mod)) && v.t === 'str' && /^-?\d+(\.\d+)?$/.test(literalText(v.s)) && isPlain(v.s)) {
+    const text = literalText(v.s);
+    return applyOne(mod, { t: 'num', n: Number(text), text }, i, field);
+  }
+  return applyOne(mod, v, i, field);
+}
+
 export function buildItem(field: string | null, modifiers: string[], values: RawScalar[], path: string): ItemExpr {
   for (const m of modifiers) {
     if (!isKnownModifier(m)) throw new ModifierError(`unknown modifier '${m}'`);
@@ -243,20 +257,7 @@ export function buildItem(field: string | null, modifiers: string[], values: Raw
   }
   const exprs = values.map((raw) => {
     let v: ValueExpr = initialLeaf(raw, valueMods[0]);
-    valueMods.forEach((mod, i) => {
-      if (COMPARE.has(mod) || TIME_PARTS.has(mod)) {
-        // compare/time modifiers: a numeric string is accepted as a number
-        v = mapLeaves(v, (leaf) => {
-          if (leaf.t === 'str' && /^-?\d+(\.\d+)?$/.test(literalText(leaf.s)) && isPlain(leaf.s)) {
-            const text = literalText(leaf.s);
-            return applyOne(mod, { t: 'num', n: Number(text), text }, i, field);
-          }
-          return applyOne(mod, leaf, i, field);
-        });
-      } else {
-        v = mapLeaves(v, (leaf) => applyOne(mod, leaf, i, field));
-      }
-    });
+    for (let i = 0; i < valueMods.length; i++) v = applyToLeaves(valueMods[i], v, i, field);
     return v;
   });
   const value: ValueExpr = exprs.length === 1 ? exprs[0] : { t: all ? 'all' : 'any', of: exprs };

@@ -26,26 +26,26 @@ export function pushLiteral(parts: Part[], text: string): void {
 /** Parse the raw YAML text of a value into wildcard parts. */
 export function parseSigmaString(raw: string): SigmaString {
   const parts: Part[] = [];
+  // Literal text is taken as slices of `raw` (from `from` to the current position), not char by char.
   let lit = '';
+  let from = 0;
   for (let i = 0; i < raw.length; i++) {
-    const c = raw[i];
-    if (c === '\\') {
+    const c = raw.charCodeAt(i);
+    if (c === 92 /* \\ */) {
       const n = raw[i + 1];
       if (n === '*' || n === '?' || n === '\\') {
-        lit += n;
+        lit += raw.slice(from, i) + n;
         i++;
-      } else {
-        lit += c;
+        from = i + 1;
       }
-    } else if (c === '*' || c === '?') {
-      pushLiteral(parts, lit);
+    } else if (c === 42 /* * */ || c === 63 /* ? */) {
+      pushLiteral(parts, lit + raw.slice(from, i));
       lit = '';
-      parts.push(c === '*' ? ANY : ONE);
-    } else {
-      lit += c;
+      from = i + 1;
+      parts.push(c === 42 ? ANY : ONE);
     }
   }
-  pushLiteral(parts, lit);
+  pushLiteral(parts, from === 0 ? raw : lit + raw.slice(from));
   return { parts, cased: false, bytes: false };
 }
 

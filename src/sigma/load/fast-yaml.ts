@@ -6,9 +6,10 @@
 // Promises: `fastYaml(text)` returns either null ("not sure: use the full parser") or exactly the value
 // yaml11.ts's loadYaml would produce for the text's only document (same key order, same PyYAML 1.1 plain
 // scalar resolution, keys made own properties). It returns null on anything outside the subset: tabs,
-// carriage returns, a BOM, directives and document markers, anchors, aliases, tags, flow collections, quoted
-// keys, multi-line quoted scalars, uncommon escapes, block scalar indentation indicators or keep chomping,
-// duplicate keys, inconsistent indentation, and anything after a value that YAML would refuse. Never throws.
+// carriage returns, a BOM, directives and document markers, anchors, aliases, tags, flow collections,
+// double-quoted keys and single-quoted keys holding a quote, multi-line quoted scalars, uncommon escapes,
+// block scalar indentation indicators or keep chomping, duplicate keys, inconsistent indentation, and
+// anything after a value that YAML would refuse. Never throws.
 import { resolvePlainScalar } from './yaml11.js';
 import type { YamlValue } from './yaml11.js';
 
@@ -123,6 +124,21 @@ function doubleQuoted(t: string): string {
   return fail();
 }
 
+/** A plain implicit key, resolved like any plain scalar and used as text (null: the empty key). */
+function plainKey(rawKey: string): string {
+  if (BAD_START.has(rawKey[0]) || ((rawKey[0] === '-' || rawKey[0] === ':') && (rawKey.length === 1 || rawKey[1] === ' '))) fail();
+  const key = resolve(rawKey);
+  return key === null ? '' : String(key);
+}
+
+/** A single-quoted key such as `'|all'`: a string, taken as is. Only the simple form is read here: no
+ * quote inside (no `''` escape, no second quoted piece). */
+function singleQuotedKey(rawKey: string): string {
+  const close = rawKey.indexOf("'", 1);
+  if (close !== rawKey.length - 1) fail();
+  return rawKey.slice(1, close);
+}
+
 class Reader {
   private readonly ind: number[];
   private readonly txt: string[];
@@ -187,9 +203,7 @@ class Reader {
       const p = keyEnd(t);
       if (p <= 0 || p > 1000) fail();
       const rawKey = t.slice(0, p).trimEnd();
-      if (BAD_START.has(rawKey[0]) || ((rawKey[0] === '-' || rawKey[0] === ':') && (rawKey.length === 1 || rawKey[1] === ' '))) fail();
-      const key = resolve(rawKey);
-      const keyText = key === null ? '' : String(key);
+      const keyText = rawKey.charCodeAt(0) === 39 ? singleQuotedKey(rawKey) : plainKey(rawKey);
       this.i = k + 1;
       const rest = t.slice(p + 1).trimStart();
       defineKey(out, keyText, this.inlineValue(rest, n, true));
