@@ -3,8 +3,8 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describeEachDatabase, loginAdmin, type Client } from '../helpers/service.js';
-import { NIL_UUID, assertError, backendOf, createPattern, createRule, equalsRule, sigma, whileBackendOffline, type CreatedPattern, userAs } from './fixtures.js';
+import { describeEachDatabase, type Client } from '../helpers/service.js';
+import { NIL_UUID, assertError, backendOf, createRule, equalsRule, sigma, whileBackendOffline, type CreatedPattern, setUpTeam } from './fixtures.js';
 
 describeEachDatabase('bulk rule operations', (ctx) => {
   let admin: Client;
@@ -13,10 +13,7 @@ describeEachDatabase('bulk rule operations', (ctx) => {
   let pattern: CreatedPattern;
 
   before(async () => {
-    admin = await loginAdmin(ctx.service);
-    analyst = await userAs(admin, 'analyst', 'bert');
-    viewer = await userAs(admin, 'viewer', 'bea');
-    pattern = await createPattern(admin, { name: 'bulk', is_default: true });
+    ({ admin, analyst, viewer, pattern } = await setUpTeam(ctx.service, 'bert', 'bea', { name: 'bulk', is_default: true }));
   });
 
   const statusOf = async (id: string) => (await viewer.get(`/api/rules/${id}`)).data.status as string;

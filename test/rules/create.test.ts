@@ -2,8 +2,8 @@
 // of the spec (400 YAML, 422 schema/required/mapping with errors) including unsafe regexes and size limits.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { anonymous, describeEachDatabase, loginAdmin, type Client } from '../helpers/service.js';
-import { WHOAMI_EVENT, assertError, backendOf, createPattern, createRule, sigma, whileBackendOffline, type CreatedPattern, userAs } from './fixtures.js';
+import { anonymous, describeEachDatabase, type Client } from '../helpers/service.js';
+import { WHOAMI_EVENT, assertError, backendOf, createPattern, createRule, sigma, whileBackendOffline, type CreatedPattern, setUpTeam } from './fixtures.js';
 
 const RULE_FIELDS = [
   'author', 'created_at', 'created_by', 'deployed_at', 'deployed_version', 'description', 'id', 'index_pattern', 'level',
@@ -20,10 +20,7 @@ describeEachDatabase('rule creation', (ctx) => {
   const ruleTotal = async () => (await admin.get('/api/rules?page_size=1')).data.total as number;
 
   before(async () => {
-    admin = await loginAdmin(ctx.service);
-    analyst = await userAs(admin, 'analyst', 'carla');
-    viewer = await userAs(admin, 'viewer', 'victor');
-    pattern = await createPattern(admin, { name: 'winlogs', is_default: true });
+    ({ admin, analyst, viewer, pattern } = await setUpTeam(ctx.service, 'carla', 'victor', { name: 'winlogs', is_default: true }));
   });
 
   test('201 answers the full rule record: spec §2 fields and the decisions §5 extras', async () => {

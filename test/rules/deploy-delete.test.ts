@@ -16,7 +16,7 @@ import {
   sigma,
   whileBackendOffline,
   type CreatedPattern,
-  userAs,
+  setUpTeam,
 } from './fixtures.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -28,10 +28,7 @@ describeEachDatabase('rule deploy, undeploy and delete', (ctx) => {
   let pattern: CreatedPattern;
 
   before(async () => {
-    admin = await loginAdmin(ctx.service);
-    analyst = await userAs(admin, 'analyst', 'dana');
-    viewer = await userAs(admin, 'viewer', 'wes');
-    pattern = await createPattern(admin, { name: 'endpoint', is_default: true });
+    ({ admin, analyst, viewer, pattern } = await setUpTeam(ctx.service, 'dana', 'wes', { name: 'endpoint', is_default: true }));
   });
 
   test('deploy answers {id, title, status, deployed_at, percolator_id}; the stored query exists and matches', async () => {

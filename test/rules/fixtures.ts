@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { EmbeddedBackend } from '../../src/backends/embedded/embedded-backend.js';
 import type { Service } from '../../src/server.js';
-import { anonymous, login, type Client, type Response } from '../helpers/service.js';
+import { anonymous, login, loginAdmin, type Client, type Response } from '../helpers/service.js';
 
 /** A decoded JSON response body, read field by field in assertions. */
 export type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -88,6 +88,19 @@ export async function createPattern(admin: Client, body: Record<string, unknown>
   const response = await admin.post('/api/index_patterns', body);
   assert.equal(response.statusCode, 201, response.body);
   return response.data as CreatedPattern;
+}
+
+/** The usual cast of a suite: the admin, an analyst and a viewer (named as given), and an index pattern. */
+export async function setUpTeam(
+  service: Service,
+  analystName: string,
+  viewerName: string,
+  patternBody: Record<string, unknown>,
+): Promise<{ admin: Client; analyst: Client; viewer: Client; pattern: CreatedPattern }> {
+  const admin = await loginAdmin(service);
+  const analyst = await userAs(admin, 'analyst', analystName);
+  const viewer = await userAs(admin, 'viewer', viewerName);
+  return { admin, analyst, viewer, pattern: await createPattern(admin, patternBody) };
 }
 
 export async function createRule(client: Client, body: Record<string, unknown>): Promise<Record<string, Json>> {

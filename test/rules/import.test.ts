@@ -3,8 +3,8 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { strToU8, zipSync } from 'fflate';
-import { describeEachDatabase, loginAdmin, type Client } from '../helpers/service.js';
-import { assertError, backendOf, createPattern, equalsRule, postBinary, sigma, whileBackendOffline, type CreatedPattern, type Json, userAs } from './fixtures.js';
+import { describeEachDatabase, type Client } from '../helpers/service.js';
+import { assertError, backendOf, createPattern, equalsRule, postBinary, sigma, whileBackendOffline, type CreatedPattern, type Json, setUpTeam } from './fixtures.js';
 
 const GOOD_A = equalsRule('Import A', 'Image', 'import-a.exe', 'high', ['attack.t1059']);
 const GOOD_B = equalsRule('Import B', 'Image', 'import-b.exe', 'low');
@@ -19,10 +19,7 @@ describeEachDatabase('rule import', (ctx) => {
   let pattern: CreatedPattern;
 
   before(async () => {
-    admin = await loginAdmin(ctx.service);
-    analyst = await userAs(admin, 'analyst', 'ike');
-    viewer = await userAs(admin, 'viewer', 'ina');
-    pattern = await createPattern(admin, { name: 'imports' });
+    ({ admin, analyst, viewer, pattern } = await setUpTeam(ctx.service, 'ike', 'ina', { name: 'imports' }));
     await createPattern(admin, { name: 'import-strict', default_mapping: 'none', field_mappings: [{ sigma_field: 'Image', target_field: 'process.executable' }] });
   });
 

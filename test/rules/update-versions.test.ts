@@ -2,8 +2,8 @@
 // and the redeploy of a deployed rule on update (stored query follows; a failed redeploy changes nothing).
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeEachDatabase, loginAdmin, type Client } from '../helpers/service.js';
-import { NIL_UUID, assertError, backendOf, createPattern, createRule, equalsRule, sigma, whileBackendOffline, type CreatedPattern, userAs } from './fixtures.js';
+import { describeEachDatabase, type Client } from '../helpers/service.js';
+import { NIL_UUID, assertError, backendOf, createPattern, createRule, equalsRule, sigma, whileBackendOffline, type CreatedPattern, setUpTeam } from './fixtures.js';
 
 describeEachDatabase('rule update and versions', (ctx) => {
   let admin: Client;
@@ -12,10 +12,7 @@ describeEachDatabase('rule update and versions', (ctx) => {
   let pattern: CreatedPattern;
 
   before(async () => {
-    admin = await loginAdmin(ctx.service);
-    analyst = await userAs(admin, 'analyst', 'anna');
-    viewer = await userAs(admin, 'viewer', 'vic');
-    pattern = await createPattern(admin, { name: 'hosts', is_default: true });
+    ({ admin, analyst, viewer, pattern } = await setUpTeam(ctx.service, 'anna', 'vic', { name: 'hosts', is_default: true }));
   });
 
   test('a partial PUT changes only what it names and bumps the version', async () => {

@@ -42,17 +42,8 @@ export function regressionEvents(): Record<string, unknown>[] {
     .flatMap((l) => (JSON.parse(l) as { events: Record<string, unknown>[] }).events);
 }
 
-/** Deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG, shared with the benchmark's event generator. */
+export { prng } from '../../bench/events.js';
 
 const ALPHABET = 'abcXYZ019 \\/.-_:"\'=%*?éİΣς🙂\u0000';
 
