@@ -1,9 +1,10 @@
-// Index pattern changes that touch deployed rules: new mappings are checked against every deployed
-// rule of the pattern first and then applied together with the redeploys in one transaction, so a
-// mapping change can never leave a deployed rule with a stale or broken stored query.
+// Index pattern changes that touch deployed rules: the new mappings, every deployed rule's check
+// against them and its rewritten stored query share one transaction, so a mapping change can never
+// leave a deployed rule with a stale or broken stored query (one failing check undoes it all).
 import type { AppContext } from '../http/context.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
-import { checkDeployable, lockDeployments, redeployStoredQuery } from '../rules/deployment.js';
+import { percolatorIndexName } from '../backends/backend.js';
+import { checkDeployable, lockDeployments, storedQueryOf } from '../rules/deployment.js';
 import { deployedRulesOfPattern } from '../rules/store.js';
 import { countRulesOfPattern, deletePattern, findPatternById, updatePattern, type IndexPatternRow, type PatternChanges } from './store.js';
 
@@ -20,18 +21,20 @@ export async function changePattern(ctx: AppContext, id: string, changes: Patter
     if (!current) throw notFound(PATTERN_NOT_FOUND);
     const mappingChanged = MAPPING_KEYS.some((k) => changes[k] !== undefined && JSON.stringify(changes[k]) !== JSON.stringify(current[k]));
     const deployed = mappingChanged ? await deployedRulesOfPattern(tx, id) : [];
-    const proposed: IndexPatternRow = { ...current, ...changes } as IndexPatternRow;
+    const updated = await updatePattern(tx, id, changes);
+    if (!updated) throw notFound(PATTERN_NOT_FOUND);
+    // Each deployed rule is checked against the new mappings and rewritten with the detection the
+    // check compiled; the first that no longer deploys rolls the whole change back.
     for (const rule of deployed) {
+      let checked;
       try {
-        checkDeployable(rule.yaml_content, proposed);
+        checked = checkDeployable(rule.yaml_content, updated);
       } catch (error) {
         const detail = error instanceof Error ? error.message : String(error);
         throw badRequest(`${detail} (deployed rule '${rule.title}', ${rule.id})`);
       }
+      await ctx.backend.deploy(tx, percolatorIndexName(updated.name), storedQueryOf(rule, updated, checked.compiled));
     }
-    const updated = await updatePattern(tx, id, changes);
-    if (!updated) throw notFound(PATTERN_NOT_FOUND);
-    for (const rule of deployed) await redeployStoredQuery(tx, ctx.backend, rule, updated);
     return { row: updated, redeployed: deployed.length };
   });
   if (outcome.redeployed > 0) await ctx.backend.sync();

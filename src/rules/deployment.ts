@@ -3,8 +3,8 @@
 // transaction so the rule's status and its stored query never disagree.
 import type { Queryable } from '../db/database.js';
 import { badRequest } from '../http/errors.js';
-import { percolatorIndexName, type SearchBackend } from '../backends/backend.js';
-import { compileRule, parseRule } from '../sigma/index.js';
+import { percolatorIndexName, type SearchBackend, type StoredQuery } from '../backends/backend.js';
+import { compileRule, parseRule, type CompiledRule } from '../sigma/index.js';
 import { pipelineOf, pipelineSpecOf } from '../index-patterns/pipeline.js';
 import { findPatternById, type IndexPatternRow } from '../index-patterns/store.js';
 import { unmappedFields } from './analysis.js';
@@ -27,8 +27,11 @@ export async function lockDeployments(tx: Queryable): Promise<void> {
 /** The percolator document id of a rule's stored query. */
 export const percolatorIdOf = (ruleId: string) => ruleId;
 
-/** Checks the deploy prerequisites against a pattern; throws 400 `Validation failed: …`. */
-export function checkDeployable(yaml: string, pattern: IndexPatternRow | undefined): IndexPatternRow {
+/**
+ * Checks the deploy prerequisites against a pattern; throws 400 `Validation failed: …`. Answers the
+ * pattern and the detection compiled for it, so the backend need not compile it again.
+ */
+export function checkDeployable(yaml: string, pattern: IndexPatternRow | undefined): { pattern: IndexPatternRow; compiled: CompiledRule } {
   const parsed = parseRule(yaml);
   if (!parsed.ok) {
     throw badRequest(parsed.kind === 'yaml' ? `Validation failed: ${parsed.message}` : `Validation failed: ${parsed.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
@@ -39,7 +42,12 @@ export function checkDeployable(yaml: string, pattern: IndexPatternRow | undefin
   if (unmapped) throw badRequest(`Validation failed: field '${unmapped.field}' is not mapped in index pattern '${pattern.name}'`);
   const compiled = compileRule(parsed.rule, pipeline);
   if (!compiled.ok) throw badRequest(`Validation failed: ${compiled.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
-  return pattern;
+  return { pattern, compiled: compiled.matcher };
+}
+
+/** The stored query of a rule in a pattern, with the detection already compiled from exactly these. */
+export function storedQueryOf(rule: { id: string; version: number; yaml_content: string }, pattern: IndexPatternRow, compiled: CompiledRule): StoredQuery {
+  return { id: percolatorIdOf(rule.id), ruleId: rule.id, ruleVersion: rule.version, yaml: rule.yaml_content, pipeline: pipelineSpecOf(pattern), compiled };
 }
 
 /**
@@ -53,40 +61,14 @@ export async function deployRule(
   previousPattern?: IndexPatternRow,
 ): Promise<{ percolatorId: string; pattern: IndexPatternRow }> {
   await lockDeployments(tx);
-  const pattern = checkDeployable(rule.yaml_content, rule.index_pattern_id ? await findPatternById(tx, rule.index_pattern_id) : undefined);
+  const { pattern, compiled } = checkDeployable(rule.yaml_content, rule.index_pattern_id ? await findPatternById(tx, rule.index_pattern_id) : undefined);
   const percolatorId = percolatorIdOf(rule.id);
   if (previousPattern && previousPattern.id !== pattern.id) {
     await backend.undeploy(tx, percolatorIndexName(previousPattern.name), percolatorId);
   }
-  await backend.deploy(tx, percolatorIndexName(pattern.name), {
-    id: percolatorId,
-    ruleId: rule.id,
-    ruleVersion: rule.version,
-    yaml: rule.yaml_content,
-    pipeline: pipelineSpecOf(pattern),
-  });
+  await backend.deploy(tx, percolatorIndexName(pattern.name), storedQueryOf(rule, pattern, compiled));
   await markDeployed(tx, rule.id, percolatorId);
   return { percolatorId, pattern };
-}
-
-/**
- * Rewrites the stored query of a deployed rule for its pattern's current mappings (after a mapping
- * change), without touching the rule row. The caller holds lockDeployments.
- */
-export async function redeployStoredQuery(
-  tx: Queryable,
-  backend: SearchBackend,
-  rule: { id: string; version: number; yaml_content: string },
-  pattern: IndexPatternRow,
-): Promise<void> {
-  checkDeployable(rule.yaml_content, pattern);
-  await backend.deploy(tx, percolatorIndexName(pattern.name), {
-    id: percolatorIdOf(rule.id),
-    ruleId: rule.id,
-    ruleVersion: rule.version,
-    yaml: rule.yaml_content,
-    pipeline: pipelineSpecOf(pattern),
-  });
 }
 
 /** Removes the stored query of a deployed rule and marks it undeployed, inside `tx`. */

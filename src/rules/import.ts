@@ -10,7 +10,7 @@ import type { CompiledRule } from '../sigma/index.js';
 import { pipelineSpecOf } from '../index-patterns/pipeline.js';
 import { findDefaultPattern, findPatternById, findPatternByName, type IndexPatternRow } from '../index-patterns/store.js';
 import { compileFor, contentOf, parseSigma } from './analysis.js';
-import { NO_INDEX_PATTERN, lockDeployments, percolatorIdOf } from './deployment.js';
+import { NO_INDEX_PATTERN, lockDeployments, percolatorIdOf, storedQueryOf } from './deployment.js';
 import type { ImportDocument } from './import-sources.js';
 import { insertRulesWithVersions, type RuleContent } from './store.js';
 import type { Actor } from './service.js';
@@ -114,7 +114,7 @@ export async function importRules(
         await ctx.backend.deployMany(
           tx,
           percolatorIndexName(pattern.name),
-          batch.map(({ id, content, compiled }) => ({ id: percolatorIdOf(id), ruleId: id, ruleVersion: 1, yaml: content.yaml_content, pipeline, compiled })),
+          batch.map(({ id, content, compiled }) => storedQueryOf({ id, version: 1, yaml_content: content.yaml_content }, pattern, compiled)),
         );
       }
       for (const { id, content } of batch) {
