@@ -55,10 +55,19 @@ export interface HistoryEvent {
   event: Record<string, unknown>;
 }
 
+export interface StoredEventInput {
+  time: Date;
+  hash: string;
+  json: string;
+}
+
 /** Event history kept per index pattern (the embedded backend keeps it in the database). */
 export interface EventHistory {
-  /** Stores events idempotently (the same event twice is kept once); answers the number newly stored. */
-  store(tx: Queryable, patternId: string, events: { time: Date; hash: string; event: Record<string, unknown> }[]): Promise<number>;
+  /**
+   * Stores events idempotently (the same event twice is kept once); answers the number newly stored.
+   * `json` is the event serialised once by the caller (it also hashed that text).
+   */
+  store(tx: Queryable, patternId: string, events: StoredEventInput[]): Promise<number>;
   /**
    * Visits the events of a pattern with eventTime in (since, until], newest first, in bounded batches;
    * `visit` returns false to stop early. Never holds more than one batch in memory.

@@ -6,16 +6,16 @@ import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../http/context.js';
 import { HttpError, forbidden, unauthorized } from '../http/errors.js';
 import { errorResponses } from '../http/schemas.js';
-import { makeAccessor } from '../sigma/index.js';
+import { makeAccessor, type Accessor } from '../sigma/index.js';
 import { findPatternByTokenHash, type IndexPatternRow } from '../index-patterns/store.js';
 import { INGEST_TOKEN_PREFIX, hashIngestToken } from '../index-patterns/ingest-token.js';
 import { recordFields } from './field-catalogue.js';
 import { MAX_INGEST_BYTES, decodeBody, parseEvents } from './parse-body.js';
 
 /** The event's time from the pattern's timestamp field (now when absent or unreadable); null when out of range. */
-function eventTime(pattern: IndexPatternRow, event: Record<string, unknown>, now: Date): Date | null {
+function eventTime(timestampField: Accessor, event: Record<string, unknown>, now: Date): Date | null {
   let found: unknown;
-  makeAccessor(pattern.timestamp_field).each(event, (value) => {
+  timestampField.each(event, (value) => {
     found = value;
     return true;
   });
@@ -92,18 +92,20 @@ export async function ingestRoutes(app: App, ctx: AppContext): Promise<void> {
         const batch = parseEvents(decodeBody(raw, request.headers['content-encoding']));
         const now = new Date();
         const errors = [...batch.errors];
-        const rows: { time: Date; hash: string; event: Record<string, unknown> }[] = [];
+        const timestampField = makeAccessor(pattern.timestamp_field);
+        const rows: { time: Date; hash: string; json: string; event: Record<string, unknown> }[] = [];
         for (const { index, event } of batch.events) {
           if (containsNul(event)) {
             errors.push({ index, error: 'the event contains NUL characters, which cannot be stored' });
             continue;
           }
-          const time = eventTime(pattern, event, now);
+          const time = eventTime(timestampField, event, now);
           if (!time) {
             errors.push({ index, error: `the timestamp in '${pattern.timestamp_field}' is out of range (years 1 to 9999)` });
             continue;
           }
-          rows.push({ time, hash: createHash('sha256').update(JSON.stringify(event)).digest('hex'), event });
+          const json = JSON.stringify(event);
+          rows.push({ time, hash: createHash('sha256').update(json).digest('hex'), json, event });
         }
         errors.sort((a, b) => a.index - b.index);
         await ctx.db.transaction(async (tx) => {

@@ -2,20 +2,20 @@
 // newest first by keyset pagination in bounded batches so a 7-day search never loads everything.
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../../db/database.js';
-import type { EventHistory, HistoryEvent } from '../backend.js';
+import type { EventHistory, HistoryEvent, StoredEventInput } from '../backend.js';
 
 const BATCH = 500;
 
 export class DatabaseEventHistory implements EventHistory {
   constructor(private readonly db: Database) {}
 
-  async store(tx: Queryable, patternId: string, events: { time: Date; hash: string; event: Record<string, unknown> }[]): Promise<number> {
+  async store(tx: Queryable, patternId: string, events: StoredEventInput[]): Promise<number> {
     let stored = 0;
     for (let i = 0; i < events.length; i += BATCH) {
       const slice = events.slice(i, i + BATCH);
       const params: unknown[] = [];
       const values = slice.map((e) => {
-        params.push(randomUUID(), patternId, e.time, e.hash, JSON.stringify(e.event));
+        params.push(randomUUID(), patternId, e.time, e.hash, e.json);
         const n = params.length;
         return `($${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
       });
