@@ -8,7 +8,7 @@ import { errorResponses, Nullable, Uuid } from '../http/schemas.js';
 import { findPatternById, findPatternByName, type IndexPatternRow } from '../index-patterns/store.js';
 import { compileFor, parseSigma } from './analysis.js';
 import { NO_INDEX_PATTERN } from './deployment.js';
-import { compileException, type ExceptionSpec } from './exceptions/matcher.js';
+import { compileExceptions, type ExceptionSpec } from './exceptions/matcher.js';
 import { listExceptions } from './exceptions/store.js';
 import { RULE_NOT_FOUND } from './service.js';
 import { findRule } from './store.js';
@@ -35,11 +35,6 @@ function sampleOf(body: { sample_log?: unknown }): Record<string, unknown> {
   return sample as Record<string, unknown>;
 }
 
-function exceptedBy(exceptions: ExceptionSpec[]): (event: object) => boolean {
-  const predicates = exceptions.map(compileException);
-  return (event) => predicates.some((p) => p(event));
-}
-
 function runSample(matcher: CompiledRule, sample: object, excepted: (event: object) => boolean) {
   const explanation = matcher.explain(sample);
   return {
@@ -57,7 +52,7 @@ async function compileStored(ctx: AppContext, id: string) {
   const sigma = parseStoredSigma(rule.yaml_content);
   const matcher = compileFor(sigma, pattern, 'Rule validation failed');
   const exceptions = (await listExceptions(ctx.db, id, true)) as ExceptionSpec[];
-  return { rule, pattern, matcher, excepted: exceptedBy(exceptions) };
+  return { rule, pattern, matcher, excepted: compileExceptions(exceptions) };
 }
 
 function parseStoredSigma(yaml: string) {

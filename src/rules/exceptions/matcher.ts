@@ -82,7 +82,8 @@ export function compileException(spec: ExceptionSpec): (event: object) => boolea
     });
 }
 
-/** True when any of the enabled exceptions matches the event. */
-export function isExcepted(exceptions: ExceptionSpec[], event: object): boolean {
-  return exceptions.some((spec) => compileException(spec)(event));
+/** One predicate for a rule's enabled exceptions: true when any of them matches the event. */
+export function compileExceptions(exceptions: ExceptionSpec[]): (event: object) => boolean {
+  const predicates = exceptions.map(compileException);
+  return (event) => predicates.some((p) => p(event));
 }
