@@ -104,14 +104,12 @@ export function userRoutes(app: App, ctx: AppContext): void {
         return updated;
       });
       if (!row) throw notFound(USER_NOT_FOUND);
-      const changed = Object.keys(body).filter((k) => k !== 'password');
-      if (body.password !== undefined) changed.push('password');
       await recordAudit(ctx.db, {
         actor: me.username,
         action: 'user.update',
         targetType: 'user',
         targetId: id,
-        details: { username: row.username, changed, role: body.role, disabled: body.disabled },
+        details: { username: row.username, changed: Object.keys(body), role: body.role, disabled: body.disabled },
         ip: request.ip,
       });
       return userView(row);
