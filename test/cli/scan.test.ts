@@ -3,10 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { corpus, repoRoot, rulesRoot } from '../sigma/corpus-helpers.js';
+import { regressionCases, repoRoot, rulesRoot } from '../sigma/corpus-helpers.js';
 
 const MAIN = join(repoRoot, 'src/cli/main.ts');
 const RUNNER = `const {main}=await import(${JSON.stringify(MAIN)}); process.exitCode = await main(process.argv.slice(1));`;
@@ -24,17 +24,7 @@ function vigil(args: string[], stdin?: string): Promise<{ code: number | null; s
   });
 }
 
-interface Case {
-  rule_path: string;
-  rule_id: string;
-  events: object[];
-  min_match_count: number | null;
-}
-
-const cases: Case[] = readFileSync(join(corpus, 'regression/cases.jsonl'), 'utf8')
-  .split('\n')
-  .filter((l) => l.trim())
-  .map((l) => JSON.parse(l) as Case);
+const cases = regressionCases();
 const tmp = mkdtempSync(join(tmpdir(), 'vigil-scan-'));
 
 test('scan finds every regression case on the corpus rules; bad lines are reported and skipped', async () => {

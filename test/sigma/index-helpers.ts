@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { compileRule, getPreset, parseRules } from '../../src/sigma/index.js';
 import type { CompiledRule, SigmaRule } from '../../src/sigma/index.js';
-import { corpus, rulesRoot, yamlFiles } from './corpus-helpers.js';
+import { regressionCases, rulesRoot, yamlFiles } from './corpus-helpers.js';
 
 export interface LoadedRule {
   path: string;
@@ -36,10 +36,7 @@ export function corpusRules(preset = 'sigma-native', dirs = ['rules', 'rules-eme
 }
 
 export function regressionEvents(): Record<string, unknown>[] {
-  return readFileSync(join(corpus, 'regression/cases.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .flatMap((l) => (JSON.parse(l) as { events: Record<string, unknown>[] }).events);
+  return regressionCases().flatMap((c) => c.events);
 }
 
 /** Deterministic PRNG, shared with the benchmark's event generator. */

@@ -8,7 +8,7 @@ import { compileDsl, compileRule, getPreset, parseRules } from '../../src/sigma/
 import { toLuceneRegex } from '../../src/sigma/opensearch/lucene-regex.js';
 import { compile } from './helpers.js';
 import { evalDsl } from './dsl-eval.js';
-import { corpus, rulesRoot, yamlFiles } from './corpus-helpers.js';
+import { regressionCases, rulesRoot, yamlFiles } from './corpus-helpers.js';
 
 test('DSL shapes: term / prefix / wildcard / regexp / range / exists / bool, case_insensitive', () => {
   const m = compile(`sel:\n    A: x\n    B|startswith: 'p*'\n    C|endswith: '\\a?'\n    D|re: '^\\d+$'\n    E|gte: 5\n    F: null\nfilter:\n    G|cased: Y\ncondition: sel and not filter`);
@@ -36,10 +36,7 @@ test('Lucene regex translation refuses what it cannot express', () => {
 });
 
 test('DSL and JS matcher agree on the corpus and the regression events', () => {
-  const events: object[] = readFileSync(join(corpus, 'regression/cases.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .flatMap((l) => (JSON.parse(l) as { events: object[] }).events);
+  const events: object[] = regressionCases().flatMap((c) => c.events);
   // Originals plus an upper-cased copy of every 4th event (case-insensitivity on both sides).
   const variants = events.flatMap((e, i) =>
     i % 4 ? [e] : [e, Object.fromEntries(Object.entries(e).map(([k, v]) => [k, typeof v === 'string' ? v.toUpperCase() : v]))],

@@ -5,18 +5,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileRule, getPreset, parseRule } from '../../src/sigma/index.js';
-import { corpus, rulesRoot } from './corpus-helpers.js';
+import { regressionCases, rulesRoot } from './corpus-helpers.js';
 
-interface Case {
-  rule_path: string;
-  events: object[];
-  min_match_count: number | null;
-}
-
-const cases: Case[] = readFileSync(join(corpus, 'regression/cases.jsonl'), 'utf8')
-  .split('\n')
-  .filter((l) => l.trim())
-  .map((l) => JSON.parse(l) as Case);
+const cases = regressionCases();
 
 for (const preset of ['sigma-native', 'windows-thor']) {
   test(`regression cases match with ${preset}`, () => {

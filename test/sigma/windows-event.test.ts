@@ -1,16 +1,11 @@
 // flattenWindowsEvent reproduces the regression corpus flattening from the raw evtx_dump events.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { flattenWindowsEvent } from '../../src/sigma/index.js';
-import { corpus } from './corpus-helpers.js';
+import { regressionCases } from './corpus-helpers.js';
 
 test('raw_events flatten to events for every regression case', () => {
-  const cases = readFileSync(join(corpus, 'regression/cases.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { raw_events: unknown[]; events: object[] });
+  const cases = regressionCases();
   let n = 0;
   for (const c of cases) {
     c.raw_events.forEach((raw, i) => {
