@@ -49,12 +49,17 @@ declare module 'fastify' {
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** The token of an `Authorization: Bearer <token>` header, or undefined when it is not one. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+}
+
 function presentedCredential(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header !== undefined) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw unauthorized();
-    return match[1];
+    const token = bearerToken(header);
+    if (!token) throw unauthorized();
+    return token;
   }
   return request.cookies?.[SESSION_COOKIE] || undefined;
 }

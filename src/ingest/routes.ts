@@ -6,6 +6,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../http/context.js';
 import { HttpError, forbidden, unauthorized } from '../http/errors.js';
 import { errorResponses } from '../http/schemas.js';
+import { bearerToken } from '../auth/access.js';
 import { makeAccessor, type Accessor } from '../sigma/index.js';
 import { findPatternByTokenHash, type IndexPatternRow } from '../index-patterns/store.js';
 import { INGEST_TOKEN_PREFIX, hashIngestToken } from '../index-patterns/ingest-token.js';
@@ -50,7 +51,7 @@ function containsNul(event: unknown): boolean {
 }
 
 async function patternOfToken(ctx: AppContext, authorization: string | undefined, name: string): Promise<IndexPatternRow> {
-  const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+  const token = bearerToken(authorization);
   if (!token || !token.startsWith(INGEST_TOKEN_PREFIX)) throw unauthorized();
   const pattern = await findPatternByTokenHash(ctx.db, hashIngestToken(token));
   if (!pattern) throw unauthorized();
