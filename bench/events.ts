@@ -1,6 +1,8 @@
 // Realistic Sysmon-style benchmark events: built deterministically (seeded PRNG) from the regression
 // events, with process, file, registry, hash, GUID and time values replaced by varied benign values so that
-// most events match no rule, and a small share of the original (matching) events kept as they are.
+// most events match no rule, and a small share of the original (matching) events kept as they are. As in
+// real telemetry, a binary's version resource and hashes follow its image, and events come from a fleet
+// of hosts; command lines, GUIDs, process ids, times and file names vary per event.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -21,6 +23,8 @@ const ARGS = ['-k netsvcs -p', '--type=renderer --lang=en-US', '/update /silent'
 const FILE_DIRS = ['C:\\Users\\alice\\Documents', 'C:\\Users\\bob\\AppData\\Local\\Temp', 'C:\\ProgramData\\Vendor\\cache', 'D:\\data\\exports', 'C:\\Windows\\Temp\\logs'];
 const FILE_EXT = ['.txt', '.log', '.json', '.tmp', '.docx', '.csv', '.db', '.xml'];
 const REG_ROOTS = ['HKLM\\SOFTWARE\\Contoso\\Agent', 'HKU\\S-1-5-21-1004\\Software\\Fabrikam\\Settings', 'HKLM\\SYSTEM\\CurrentControlSet\\Services\\ContosoSvc\\Parameters', 'HKCU\\Software\\Editor\\Recent'];
+/** Size of the fleet the events come from. */
+const HOSTS = 500;
 const USERS = ['CORP\\alice', 'CORP\\bob', 'NT AUTHORITY\\SYSTEM', 'CORP\\svc_backup'];
 
 function pick<T>(rnd: () => number, xs: readonly T[]): T {
@@ -44,10 +48,36 @@ function word(rnd: () => number): string {
   return s;
 }
 
-function varyEvent(e: Record<string, unknown>, rnd: () => number): Record<string, unknown> {
+/** What Sysmon reports about a binary (version resource and hashes) is a property of the file: the same
+ * image always comes with the same description, product, company, version and hashes. */
+interface Binary {
+  description: string;
+  product: string;
+  company: string;
+  version: string;
+  hashes: string;
+}
+
+function binaryOf(image: string, rnd: () => number, known: Map<string, Binary>): Binary {
+  let b = known.get(image);
+  if (!b) {
+    b = {
+      description: `${word(rnd)} ${word(rnd)}`,
+      product: `${word(rnd)} Suite`,
+      company: `${word(rnd)} Ltd.`,
+      version: `${1 + Math.floor(rnd() * 20)}.${Math.floor(rnd() * 10)}.${Math.floor(rnd() * 9999)}`,
+      hashes: `MD5=${hex(rnd, 32)},SHA256=${hex(rnd, 64)},IMPHASH=${hex(rnd, 32)}`,
+    };
+    known.set(image, b);
+  }
+  return b;
+}
+
+function varyEvent(e: Record<string, unknown>, rnd: () => number, binaries: Map<string, Binary>, hosts: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = { ...e };
   const image = `${pick(rnd, DIRS)}\\${pick(rnd, BINARIES)}`;
   const parent = `${pick(rnd, DIRS)}\\${pick(rnd, BINARIES)}`;
+  const binary = binaryOf(image, rnd, binaries);
   const set = (k: string, v: unknown): void => {
     if (k in out) out[k] = v;
   };
@@ -56,14 +86,14 @@ function varyEvent(e: Record<string, unknown>, rnd: () => number): Record<string
   set('ParentImage', parent);
   set('ParentCommandLine', `"${parent}" ${pick(rnd, ARGS)}`);
   set('OriginalFileName', image.slice(image.lastIndexOf('\\') + 1));
-  set('Description', `${word(rnd)} ${word(rnd)}`);
-  set('Product', `${word(rnd)} Suite`);
-  set('Company', `${word(rnd)} Ltd.`);
-  set('FileVersion', `${1 + Math.floor(rnd() * 20)}.${Math.floor(rnd() * 10)}.${Math.floor(rnd() * 9999)}`);
+  set('Description', binary.description);
+  set('Product', binary.product);
+  set('Company', binary.company);
+  set('FileVersion', binary.version);
   set('CurrentDirectory', `${pick(rnd, DIRS)}\\`);
   set('User', pick(rnd, USERS));
   set('ParentUser', pick(rnd, USERS));
-  set('Hashes', `MD5=${hex(rnd, 32)},SHA256=${hex(rnd, 64)},IMPHASH=${hex(rnd, 32)}`);
+  set('Hashes', binary.hashes);
   set('ProcessGuid', guid(rnd));
   set('ParentProcessGuid', guid(rnd));
   set('LogonGuid', guid(rnd));
@@ -77,7 +107,7 @@ function varyEvent(e: Record<string, unknown>, rnd: () => number): Record<string
   set('Details', rnd() < 0.5 ? `DWORD (0x0000000${Math.floor(rnd() * 10)})` : `${pick(rnd, DIRS)}\\${word(rnd)}.cfg`);
   set('PipeName', `\\${word(rnd)}_${hex(rnd, 6)}`);
   set('ScriptBlockText', `Get-ChildItem ${pick(rnd, FILE_DIRS)} | Select-Object -First ${Math.floor(rnd() * 20)}`);
-  set('Computer', `ws-${word(rnd)}.corp.example`);
+  set('Computer', pick(rnd, hosts));
   return out;
 }
 
@@ -92,10 +122,12 @@ export function regressionEvents(corpusDir: string): Record<string, unknown>[] {
 export function benchEvents(corpusDir: string, count: number, seed = 42, matchingShare = 0.01): string[] {
   const base = regressionEvents(corpusDir);
   const rnd = prng(seed);
+  const binaries = new Map<string, Binary>();
+  const hosts = Array.from({ length: HOSTS }, () => `ws-${word(rnd)}.corp.example`);
   const lines: string[] = [];
   for (let i = 0; i < count; i++) {
     const e = pick(rnd, base);
-    lines.push(JSON.stringify(rnd() < matchingShare ? e : varyEvent(e, rnd)));
+    lines.push(JSON.stringify(rnd() < matchingShare ? e : varyEvent(e, rnd, binaries, hosts)));
   }
   return lines;
 }

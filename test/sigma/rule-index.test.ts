@@ -7,6 +7,7 @@ import { RuleIndex, compileRule, getPreset, parseRule } from '../../src/sigma/in
 import type { CompiledRule } from '../../src/sigma/index.js';
 import { AhoCorasick } from '../../src/sigma/index/aho-corasick.js';
 import { GramScanner } from '../../src/sigma/index/gram-scanner.js';
+import { ValueCache } from '../../src/sigma/index/value-cache.js';
 import { corpusRules, prng, regressionEvents, variant } from './index-helpers.js';
 
 function naive(rules: Array<[string, CompiledRule]>, event: object): string[] {
@@ -72,6 +73,10 @@ test('edge semantics: keywords, nesting, arrays, spaces in keys, numbers, null, 
     ["sel:\n  Image|exists: true\ncondition: sel", [{ Image: {} }, { Image: null }, { Image: [] }, {}]],
     ["sel:\n  Image: 'a?c*'\ncondition: sel", [{ Image: 'ABCd' }, { Image: 'abd' }]],
     ['sel:\n  Flag: true\ncondition: sel', [{ Flag: true }, { Flag: 'TRUE' }, { Flag: false }]],
+    // Rules made of `not …`: keyed by the presence of the fields they read, `{}`-like events answered at once.
+    ["sel:\n  id.orig_h|cidr: '10.0.0.0/8'\ncondition: not sel", [{}, { id: { orig_h: '10.1.1.1' } }, { 'id.orig_h': '8.8.8.8' }, { id: [{ orig_h: '10.0.0.1' }] }, { id: 'x' }]],
+    ['sel:\n  Image|fieldref: ParentImage\ncondition: not sel', [{}, { Image: 'a', ParentImage: 'A' }, { ParentImage: 'x' }, { Image: null }]],
+    ["sel:\n  Image: null\ncondition: not sel", [{}, { Image: null }, { Image: 'x' }, { 'Im age': 'x' }]],
   ];
   for (const [det, events] of cases) {
     const m = compile(rule(det));
@@ -98,6 +103,14 @@ test('add replaces, remove forgets, incremental updates keep the index exact', (
   assert.equal(index.has(1), false);
   assert.deepEqual(index.match({ Image: 'C:\\B.EXE' }), []);
   assert.deepEqual(index.candidates({ Other: 'x' }), []);
+  // A rule matching events that lack its fields is answered without evaluation, and forgotten on removal.
+  index.add(3, compile(rule("sel:\n  Image|endswith: '.exe'\ncondition: not sel")));
+  assert.deepEqual(index.match({ Other: 'x' }), [3]);
+  assert.deepEqual(index.match({ Image: 'a.exe' }), []);
+  assert.deepEqual(index.candidates({ Image: 'a.dll' }), [3]);
+  assert.equal(index.remove(3), true);
+  assert.deepEqual(index.match({ Other: 'x' }), []);
+  assert.equal(index.stats().always, 0);
 });
 
 test('random add/remove sequences agree with a plain map of rules', () => {
@@ -141,3 +154,26 @@ test(`${name} finds every pattern occurrence (brute force comparison, thousands 
   }
 });
 }
+
+test('q-gram scanner with a field cache: repeated values, long values and scanner replacement report exactly', () => {
+  const rnd = prng(5);
+  const alphabet = 'abAB\\.é';
+  const word = (n: number): string => Array.from({ length: n }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join('');
+  const sets = [0, 1].map(() => [...new Set(Array.from({ length: 800 }, () => word(1 + Math.floor(rnd() * 8)).toLowerCase()))]);
+  const scanners = sets.map((s) => new GramScanner(s));
+  const cache = new ValueCache();
+  // Few distinct values (the cache stays on and answers), some longer than any cached key.
+  const values = Array.from({ length: 40 }, (_, i) => word(i % 10 === 0 ? 300 : Math.floor(rnd() * 30)));
+  for (let t = 1; t < 4000; t++) {
+    const which = t < 2000 ? 0 : 1;
+    const text = values[Math.floor(rnd() * values.length)];
+    const got: number[] = [];
+    scanners[which].scan(text, t, (p) => got.push(p), cache);
+    const lower = text.toLowerCase();
+    const want = sets[which].map((p, i) => (lower.includes(p) ? i : -1)).filter((i) => i >= 0);
+    assert.deepEqual(got.sort((a, b) => a - b), want, text);
+    // Reported once per stamp, even when asked again for the same event.
+    scanners[which].scan(text, t, (p) => got.push(p), cache);
+    assert.equal(got.length, want.length);
+  }
+});

@@ -6,9 +6,10 @@
 // them, its lowercase form being ASCII too).
 // Promises: `scan(text, stamp, report)` calls `report(p)` for every pattern p (given lowercased) that
 // occurs in `text.toLowerCase()`, exactly once per stamp (stamps must be positive); repeated values are
-// answered from a bounded cache of complete scan results; an ASCII text is folded on the fly without
+// answered from the caller's cache of complete scan results (value-cache.ts); an ASCII text is folded on the fly without
 // allocating, any other text is lowercased with toLowerCase first, so the folding equals the matcher's.
 import { AhoCorasick } from './aho-corasick.js';
+import type { ValueCache } from './value-cache.js';
 
 function isAscii(s: string): boolean {
   for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 128) return false;
@@ -20,8 +21,6 @@ const PAIR_BIT: Record<number, number> = { 1: 16, 2: 1, 3: 2, 4: 4, 8: 8 };
 
 const PRE_LOG = 17;
 const MAX_ANCHOR_CHOICES = 12;
-const CACHE_ENTRIES = 1024;
-const CACHE_KEY_MAX = 128;
 const NOTHING = new Int32Array(0);
 
 /** ASCII lowercase table. */
@@ -74,13 +73,12 @@ export class GramScanner {
   private readonly wide: AhoCorasick | null;
   private readonly wideIds: number[];
   private readonly seen: Float64Array;
-  /** Value → patterns it contains, for values that repeat (bounded; cleared when full). */
-  private readonly cache = new Map<string, Int32Array>();
-  private caching = true;
-  private calls = 0;
-  private lookups = 0;
-  private hits = 0;
   private privateStamp = -1;
+  /** Patterns found by the scan being recorded for the cache (reused). */
+  private readonly found: number[] = [];
+  private readonly record = (p: number): void => {
+    this.found.push(p);
+  };
 
   constructor(patterns: readonly string[]) {
     this.patterns = patterns;
@@ -161,39 +159,23 @@ export class GramScanner {
     for (const [slot, list] of groups) this.anchored.set(slot, Int32Array.from(list));
   }
 
-  /** Report every pattern occurring in text.toLowerCase(); `stamp` must be new for every event. */
-  scan(text: string, stamp: number, report: (pattern: number) => void): void {
-    const cache = this.cache;
-    // Texts too long to be cached are never looked up (hashing them would be wasted work).
-    if (text.length <= CACHE_KEY_MAX && (this.caching || (++this.calls & 63) === 0)) {
-      this.lookups++;
-      const known = cache.get(text);
-      if (known !== undefined) {
-        this.hits++;
-        for (let k = 0; k < known.length; k++) this.hit(known[k], stamp, report);
-        this.adapt();
-        return;
-      }
-      // Scan under a private stamp so that nothing is suppressed, record, then report.
-      const found: number[] = [];
-      this.scanAll(text, --this.privateStamp, (p) => found.push(p));
-      if (cache.size >= CACHE_ENTRIES) cache.clear();
-      cache.set(text, found.length ? Int32Array.from(found) : NOTHING);
-      for (let k = 0; k < found.length; k++) this.hit(found[k], stamp, report);
-      this.adapt();
+  /** Report every pattern occurring in text.toLowerCase(); `stamp` must be new for every event. With a
+   * cache (the field's own, value-cache.ts), repeated values are answered from their recorded results. */
+  scan(text: string, stamp: number, report: (pattern: number) => void, cache?: ValueCache): void {
+    if (cache === undefined || !cache.wants(text, this)) {
+      this.scanAll(text, stamp, report);
       return;
     }
-    this.scanAll(text, stamp, report);
-  }
-
-  /** Caching pays on fields whose values repeat (images, users, directories); it turns itself off
-   * (sampling one value in 64, and dropping its entries) while fewer than a quarter of the lookups hit. */
-  private adapt(): void {
-    if (this.lookups < 1024) return;
-    this.caching = this.hits * 4 >= this.lookups;
-    if (!this.caching) this.cache.clear();
-    this.lookups = 0;
-    this.hits = 0;
+    let known = cache.get(text);
+    if (known === undefined) {
+      // Scan under a private stamp so that nothing is suppressed, then record.
+      const found = this.found;
+      found.length = 0;
+      this.scanAll(text, --this.privateStamp, this.record);
+      known = found.length ? Int32Array.from(found) : NOTHING;
+      cache.set(text, known);
+    }
+    for (let k = 0; k < known.length; k++) this.hit(known[k], stamp, report);
   }
 
   private scanAll(text: string, stamp: number, report: (pattern: number) => void): void {

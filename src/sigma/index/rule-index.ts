@@ -6,10 +6,13 @@
 // would. It rests on witness.ts (every clause of a rule's requirement holds whenever the rule matches) and
 // event-walk.ts (every value an accessor can find is visited under the field's canonical name); a rule is a
 // candidate when each of its (at most 3) clauses has at least one atom that fired (exact values through a
-// Map, substrings through a per-field scanner, presence through a list). Rules without a usable
-// requirement are evaluated always (memoised by the values they read when possible, rule-memo.ts); rules
-// that can never match are never evaluated; pure keyword rules are decided by the index alone
-// (exact-keywords.ts).
+// Map, substrings through a per-field scanner, presence through a list). A rule without a usable
+// requirement that reads a fixed set of fields (rules made of `not …`) is keyed by the presence of those
+// fields: when none is present the event looks like `{}` to the rule, whose result on `{}` is computed once
+// (the same argument as rule-memo.ts: the result depends only on what the accessors find at the fields the
+// rule reads, and the walk visits everything they could find); otherwise it is evaluated, memoised by the
+// values it reads. Other rules without a requirement are evaluated always; rules that can never match are
+// never evaluated; pure keyword rules are decided by the index alone (exact-keywords.ts).
 //
 // Incrementality: add/remove touch only the rule's own postings; a field's substring scanner is rebuilt
 // lazily on the next event that needs it (or by prepare()), and only if that field's patterns changed.
@@ -20,7 +23,8 @@ import { canonicalField, walkEvent } from './event-walk.js';
 import { FieldPostings, PatternSet } from './field-postings.js';
 import type { Postings } from './field-postings.js';
 import { decidedByIndex } from './exact-keywords.js';
-import { RuleMemo } from './rule-memo.js';
+import { fieldsRead, RuleMemo } from './rule-memo.js';
+import { ValueCache } from './value-cache.js';
 import { requirementOf } from './witness.js';
 import type { Atom, Requirement } from './witness.js';
 
@@ -28,11 +32,14 @@ interface Entry<K> {
   key: K;
   rule: CompiledRule;
   requirement: Requirement;
-  /** Rules evaluated always: memoised by the values they read (rule-memo.ts), when possible. */
+  /** Rules without a witness: memoised by the values they read (rule-memo.ts), when possible. */
   memo: RuleMemo | null;
   /** Pure keyword rules: being a candidate means matching (exact-keywords.ts). */
   decided: boolean;
 }
+
+/** Fields without postings of their own that get a scan cache; events with more distinct keys share none. */
+const MAX_CACHED_FIELDS = 4096;
 
 export interface RuleIndexStats {
   rules: number;
@@ -51,8 +58,12 @@ export class RuleIndex<K = string> {
   private readonly byKey = new Map<K, number>();
   private readonly fields = new Map<string, FieldPostings>();
   private readonly anySubs = new PatternSet();
+  /** Scan caches of the fields without postings of their own (keyword patterns only), by field. */
+  private readonly keywordCaches = new Map<string, ValueCache>();
   private anyVersion = 0;
   private readonly always = new Set<number>();
+  /** Rules keyed by the presence of the fields they read that match an event holding none of them. */
+  private readonly matchWhenAbsent = new Set<number>();
   private stamp = new Float64Array(64);
   private mask = new Uint8Array(64);
   private full = new Uint8Array(64);
@@ -73,8 +84,14 @@ export class RuleIndex<K = string> {
     this.remove(key);
     const slot = this.freeSlots.length ? (this.freeSlots.pop() as number) : this.entries.length;
     this.ensureCapacity(slot + 1);
-    const requirement = requirementOf(rule.ir);
-    this.entries[slot] = { key, rule, requirement, memo: requirement === null ? RuleMemo.of(rule) : null, decided: decidedByIndex(rule.ir, requirement) };
+    let requirement = requirementOf(rule.ir);
+    const memo = requirement === null ? RuleMemo.of(rule) : null;
+    const read = requirement === null ? fieldsRead(rule.ir) : null;
+    if (read !== null && read.size > 0) {
+      requirement = [[...read].map((field): Atom => ({ kind: 'present', field }))];
+      if (rule.match({})) this.matchWhenAbsent.add(slot);
+    }
+    this.entries[slot] = { key, rule, requirement, memo, decided: decidedByIndex(rule.ir, requirement) };
     this.byKey.set(key, slot);
     this.stamp[slot] = -1;
     if (requirement === null) {
@@ -94,6 +111,7 @@ export class RuleIndex<K = string> {
     if (slot === undefined) return false;
     const entry = this.entries[slot] as Entry<K>;
     const req = entry.requirement;
+    this.matchWhenAbsent.delete(slot);
     if (req === null) this.always.delete(slot);
     else if (req !== 'never') {
       req.forEach((clause, c) => {
@@ -111,6 +129,7 @@ export class RuleIndex<K = string> {
     this.collect(event);
     const out: K[] = [];
     for (const s of this.always) out.push((this.entries[s] as Entry<K>).key);
+    for (const s of this.matchWhenAbsent) if (this.stamp[s] !== this.epoch) out.push((this.entries[s] as Entry<K>).key);
     for (const s of this.hits) out.push((this.entries[s] as Entry<K>).key);
     return out;
   }
@@ -118,7 +137,9 @@ export class RuleIndex<K = string> {
   /** Number of candidate rules for `event` (no allocation; for statistics). */
   candidateCount(event: object): number {
     this.collect(event);
-    return this.always.size + this.hits.length;
+    let absent = 0;
+    for (const s of this.matchWhenAbsent) if (this.stamp[s] !== this.epoch) absent++;
+    return this.always.size + absent + this.hits.length;
   }
 
   /** Keys whose rule matches `event`. */
@@ -129,10 +150,11 @@ export class RuleIndex<K = string> {
       const e = this.entries[s] as Entry<K>;
       if (e.memo !== null ? e.memo.match(event) : e.rule.match(event)) out.push(e.key);
     }
+    for (const s of this.matchWhenAbsent) if (this.stamp[s] !== this.epoch) out.push((this.entries[s] as Entry<K>).key);
     const hits = this.hits;
     for (let i = 0; i < hits.length; i++) {
       const e = this.entries[hits[i]] as Entry<K>;
-      if (e.decided || e.rule.match(event)) out.push(e.key);
+      if (e.decided || (e.memo !== null ? e.memo.match(event) : e.rule.match(event))) out.push(e.key);
     }
     return out;
   }
@@ -222,11 +244,21 @@ export class RuleIndex<K = string> {
   };
 
   /** Scan the text of value `v` (a number's text only when some pattern could occur in it). */
-  private scan(set: PatternSet, text: string, v: unknown): void {
+  private scan(set: PatternSet, text: string, v: unknown, cache: ValueCache | undefined): void {
     const scanner = set.compiled(set === this.anySubs ? null : this.anySubs, this.anyVersion);
     if (!scanner || (typeof v === 'number' && !set.numeric)) return;
     this.payload = set.payload;
-    scanner.scan(text, this.epoch, this.onPattern);
+    scanner.scan(text, this.epoch, this.onPattern, cache);
+  }
+
+  /** The scan cache of a field that only keyword patterns apply to (none beyond MAX_CACHED_FIELDS). */
+  private keywordCache(path: string): ValueCache | undefined {
+    let cache = this.keywordCaches.get(path);
+    if (cache === undefined && this.keywordCaches.size < MAX_CACHED_FIELDS) {
+      cache = new ValueCache();
+      this.keywordCaches.set(path, cache);
+    }
+    return cache;
   }
 
   private readonly onValue = (path: string, v: unknown): void => {
@@ -241,8 +273,8 @@ export class RuleIndex<K = string> {
         const list = fp.exact.get(s.toLowerCase());
         if (list !== undefined) this.markAll(list);
       }
-      if (fp.subs.size) this.scan(fp.subs, s, v);
-      else if (this.anySubs.size) this.scan(this.anySubs, s, v);
+      if (fp.subs.size) this.scan(fp.subs, s, v, fp.cache);
+      else if (this.anySubs.size) this.scan(this.anySubs, s, v, fp.cache);
       return;
     }
     if (!primitive || this.anySubs.size === 0) return;
@@ -251,6 +283,6 @@ export class RuleIndex<K = string> {
       if (!this.anySubs.numeric) return;
     }
     const s = typeof v === 'string' ? v : asString(v);
-    if (s !== undefined) this.scan(this.anySubs, s, v);
+    if (s !== undefined) this.scan(this.anySubs, s, v, this.keywordCache(path));
   };
 }

@@ -178,6 +178,13 @@ function analyse(node: IRNode, inSel: boolean): null | 'never' | Costed[] {
   }
 }
 
+/** Substrings this short occur in most values of the fields they are tested on. */
+const WEAK_SUBSTRING = 2;
+
+function isWeak(a: Atom): boolean {
+  return a.kind === 'sub' && a.value.length <= WEAK_SUBSTRING;
+}
+
 /** The requirement of an IR tree (see the invariant at the top of this file), cheapest clauses first. */
 export function requirementOf(node: IRNode): Requirement {
   const r = analyse(node, false);
@@ -185,5 +192,9 @@ export function requirementOf(node: IRNode): Requirement {
   // A clause with a keyword atom makes every value of every event go through the keyword scanner; when the
   // rule has clauses on named fields, those are kept alone (dropping clauses only weakens the requirement).
   const fielded = r.filter((c) => c.atoms.every((a) => a.field !== null));
-  return (fielded.length ? fielded : r).map((c) => c.atoms);
+  const kept = fielded.length ? fielded : r;
+  // A clause with a very short substring holds on most events yet makes the scanner report it on nearly
+  // every value; when the rule has a selective clause, the weak ones are dropped the same way.
+  const strong = kept.filter((c) => !c.atoms.some(isWeak));
+  return (strong.length ? strong : kept).map((c) => c.atoms);
 }
