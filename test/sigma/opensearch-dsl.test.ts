@@ -28,6 +28,31 @@ test('DSL shapes: term / prefix / wildcard / regexp / range / exists / bool, cas
   ]) assert.ok(text.includes(part), `${part} in ${text}`);
 });
 
+test('DSL and JS matcher agree on booleans, numbers, null and exists (keyword-mapped values)', () => {
+  const cases: Array<[string, object[]]> = [
+    ['sel:\n    Flag: true\ncondition: sel', [{ Flag: true }, { Flag: 'TRUE' }, { Flag: 'True' }, { Flag: false }, { Flag: 'yes' }, {}]],
+    ['sel:\n    Flag: false\ncondition: sel', [{ Flag: false }, { Flag: 'FALSE' }, { Flag: true }, { Flag: 0 }]],
+    ['sel:\n    EventID: 4688\ncondition: sel', [{ EventID: 4688 }, { EventID: '4688' }, { EventID: 46880 }, { EventID: [1, 4688] }]],
+    ['sel:\n    Image: null\ncondition: sel', [{ Image: 'x' }, {}, { Other: 1 }]],
+  ];
+  for (const [det, events] of cases) {
+    const m = compile(det);
+    const r = compileDsl(m.ir);
+    assert.ok(r.ok, det);
+    if (!r.ok) continue;
+    for (const e of events) assert.equal(evalDsl(r.query, e), m.match(e), `${det} on ${JSON.stringify(e)}`);
+  }
+});
+
+test('queries over the clause limit are refused with the reason; the limit is configurable', () => {
+  const values = Array.from({ length: 1100 }, (_, i) => `    - 'v${i}'`).join('\n');
+  const m = compile(`sel:\n  Hash|contains:\n${values}\ncondition: sel`);
+  const r = compileDsl(m.ir);
+  assert.equal(r.ok, false);
+  if (!r.ok) assert.match(r.errors.join(), /needs 1100 clauses; OpenSearch allows 1024/);
+  assert.equal(compileDsl(m.ir, { maxClauses: 2048 }).ok, true);
+});
+
 test('Lucene regex translation refuses what it cannot express', () => {
   assert.deepEqual(toLuceneRegex('(?i)abc', { i: false, m: false, s: false }), { ok: true, source: '.*abc.*', caseInsensitive: true });
   assert.equal(toLuceneRegex('a\\bb', { i: false, m: false, s: false }).ok, false);

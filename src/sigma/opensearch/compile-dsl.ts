@@ -1,8 +1,8 @@
 // IR → OpenSearch query DSL. Promises: the query selects exactly the documents the JS matcher matches,
 // assuming string fields are mapped as `keyword` (whole values, case-insensitive via `case_insensitive`) and
 // IP fields as `ip` for `cidr`; constructs without a faithful DSL form (time-part modifiers, fieldref,
-// regexes Lucene cannot express, keyword searches without configured keyword fields) are refused with a
-// reason instead of being approximated. Search identifiers become `_name`d clauses (matched_queries).
+// regexes Lucene cannot express, keyword searches without configured keyword fields, queries over the
+// cluster's clause limit) are refused with a reason instead of being approximated. Search identifiers become `_name`d clauses (matched_queries).
 import { ANY, ONE } from '../detection/sigma-string.js';
 import type { IRNode, StrPart, Test } from '../ir.js';
 import { toLuceneRegex } from './lucene-regex.js';
@@ -12,6 +12,20 @@ export type Dsl = Record<string, unknown>;
 export interface DslOptions {
   /** Fields searched by keyword (field-less) detections; without them keyword rules are refused. */
   keywordFields?: string[];
+  /** Most leaf clauses a query may hold: OpenSearch refuses bigger ones (`indices.query.bool.max_clause_count`,
+   * 1,024 by default), so they are refused here with that reason. */
+  maxClauses?: number;
+}
+
+export const DEFAULT_MAX_CLAUSES = 1024;
+
+/** Leaf queries of a DSL tree (what the clause limit counts). */
+function leafCount(q: Dsl): number {
+  const bool = q.bool as { filter?: Dsl[]; should?: Dsl[]; must_not?: Dsl[] } | undefined;
+  if (!bool) return 1;
+  let n = 0;
+  for (const list of [bool.filter, bool.should, bool.must_not]) if (list) for (const c of list) n += leafCount(c);
+  return n;
 }
 
 export type DslResult = { ok: true; query: Dsl } | { ok: false; errors: string[] };
@@ -54,7 +68,9 @@ class DslCompiler {
       case 'num':
         return { term: { [field]: test.n } };
       case 'bool':
-        return { term: { [field]: test.b } };
+        // The matcher also takes the strings "true"/"false" in any case; a keyword field holds JSON
+        // booleans as "true"/"false".
+        return { term: { [field]: { value: test.b ? 'true' : 'false', case_insensitive: true } } };
       case 'null':
         return notq({ exists: { field } });
       case 'exists':
@@ -111,5 +127,8 @@ class DslCompiler {
 export function compileDsl(ir: IRNode, options: DslOptions = {}): DslResult {
   const c = new DslCompiler(options);
   const query = c.node(ir);
+  const max = options.maxClauses ?? DEFAULT_MAX_CLAUSES;
+  const clauses = leafCount(query);
+  if (clauses > max) c.errors.push(`the query needs ${clauses} clauses; OpenSearch allows ${max} (indices.query.bool.max_clause_count)`);
   return c.errors.length ? { ok: false, errors: c.errors } : { ok: true, query };
 }
