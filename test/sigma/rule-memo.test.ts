@@ -50,3 +50,50 @@ test('rules with keyword searches get no memo', () => {
   assert.ok(c.ok);
   assert.equal(RuleMemo.of(c.matcher), null);
 });
+
+test('a conjunction over different fields is memoised part by part, exactly', () => {
+  const p = parseRule(
+    [
+      'title: t',
+      'logsource: {product: windows}',
+      'level: low',
+      'detection:',
+      '  sel:',
+      "    Image|endswith: '.exe'",
+      '  filter_a:',
+      "    Image|contains: '\\\\Windows\\\\'",
+      '  filter_b:',
+      "    ParentImage|endswith: '\\\\services.exe'",
+      '  filter_c:',
+      "    - ParentImage|contains: 'Temp'",
+      "    - Image|contains: 'Temp'",
+      '  filter_d:',
+      '    User: null',
+      '  condition: sel and not 1 of filter_* and not (filter_a and filter_b)',
+      '',
+    ].join('\n'),
+  );
+  assert.ok(p.ok);
+  const c = compileRule(p.rule, getPreset('sigma-native'));
+  assert.ok(c.ok);
+  const memo = RuleMemo.of(c.matcher);
+  assert.ok(memo);
+  const rnd = prng(11);
+  const images = ['C:\\Windows\\a.exe', 'C:\\Temp\\b.exe', 'C:\\x\\c.dll', 'D:\\y\\d.exe', null, 7];
+  const parents = ['C:\\Windows\\services.exe', 'C:\\Temp\\p.exe', 'C:\\z\\q.exe', undefined];
+  const users = ['alice', null, undefined];
+  let matched = 0;
+  for (let i = 0; i < 3000; i++) {
+    const e: Record<string, unknown> = {};
+    const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];
+    const [img, par, user] = [pick(images), pick(parents), pick(users)];
+    if (img !== null || rnd() < 0.5) e.Image = img;
+    if (par !== undefined) e.ParentImage = par;
+    if (user !== undefined) e.User = user;
+    if (rnd() < 0.05) e.Image = [img, 'E:\\z.exe'];
+    const want = c.matcher.match(e);
+    assert.equal(memo.match(e), want, JSON.stringify(e));
+    if (want) matched++;
+  }
+  assert.ok(matched > 30 && matched < 2900, `matched ${matched}`);
+});

@@ -24,6 +24,7 @@ import { FieldPostings, PatternSet } from './field-postings.js';
 import type { Postings } from './field-postings.js';
 import { decidedByIndex } from './exact-keywords.js';
 import { fieldsRead, RuleMemo } from './rule-memo.js';
+import type { Memo } from './rule-memo.js';
 import { ValueCache } from './value-cache.js';
 import { requirementOf } from './witness.js';
 import type { Atom, Requirement } from './witness.js';
@@ -33,7 +34,7 @@ interface Entry<K> {
   rule: CompiledRule;
   requirement: Requirement;
   /** Rules without a witness: memoised by the values they read (rule-memo.ts), when possible. */
-  memo: RuleMemo | null;
+  memo: Memo | null;
   /** Pure keyword rules: being a candidate means matching (exact-keywords.ts). */
   decided: boolean;
 }

@@ -9,8 +9,15 @@
 // event where some field yields several values, an object, or -0 (which SameValueZero equates with 0) is
 // evaluated directly. A memo is refused for rules with keyword searches (they read every value). The cache
 // is bounded and turns itself off while its hit rate is low, so the worst case is a few lookups per call.
+//
+// A rule that is a conjunction of parts reading different fields (typically `not 1 of filter_*` over the
+// image, the parent image and the user) is memoised part by part: the values of one field repeat far more
+// often than the combinations of several. Exact by Boolean algebra: the rule is the AND of its conjuncts
+// (`sel` only names a node; `not (a or b)` is `not a and not b`), grouped by the fields they read, and
+// each group is a compiled sub-tree of the same IR memoised as above.
 import { makeAccessor } from '../compile/field-access.js';
 import type { Accessor } from '../compile/field-access.js';
+import { compileIR } from '../compile/matcher.js';
 import type { CompiledRule } from '../compile/matcher.js';
 import type { IRNode } from '../ir.js';
 
@@ -40,7 +47,41 @@ export function fieldsRead(node: IRNode, out = new Set<string>()): Set<string> |
 const ABSENT = Symbol('absent');
 const MANY = Symbol('many');
 
-export class RuleMemo {
+/** A memoised evaluation: `match(event)` always equals the rule's own `match(event)`. */
+export interface Memo {
+  match(event: object): boolean;
+}
+
+/** The conjuncts of `node`: `and` flattened through `sel` names, `not (a or b)` spread to `not a`, `not b`. */
+function conjuncts(node: IRNode, out: IRNode[]): IRNode[] {
+  if (node.t === 'sel') return conjuncts(node.of, out);
+  if (node.t === 'and') {
+    for (const child of node.of) conjuncts(child, out);
+    return out;
+  }
+  if (node.t === 'not') {
+    let inner = node.of;
+    while (inner.t === 'sel') inner = inner.of;
+    if (inner.t === 'or') {
+      for (const child of inner.of) conjuncts({ t: 'not', of: child }, out);
+      return out;
+    }
+  }
+  out.push(node);
+  return out;
+}
+
+/** Memoised conjunction: every group must hold (fewest fields first, so the best-cached groups decide). */
+class MemoGroups implements Memo {
+  constructor(private readonly groups: Memo[]) {}
+
+  match(event: object): boolean {
+    for (let i = 0; i < this.groups.length; i++) if (!this.groups[i].match(event)) return false;
+    return true;
+  }
+}
+
+export class RuleMemo implements Memo {
   private readonly accessors: Accessor[];
   /** Nested maps, one level per field; the last level holds the results. */
   private root = new Map<unknown, unknown>();
@@ -59,9 +100,28 @@ export class RuleMemo {
   }
 
   /** A memo for `rule`, or null when its result may depend on values outside a fixed set of fields. */
-  static of(rule: CompiledRule): RuleMemo | null {
+  static of(rule: CompiledRule): Memo | null {
     const fields = fieldsRead(rule.ir);
-    return fields === null || fields.size === 0 ? null : new RuleMemo(rule, [...fields].sort());
+    if (fields === null || fields.size === 0) return null;
+    const whole = new RuleMemo(rule, [...fields].sort());
+    // Group the conjuncts by the fields they read.
+    const groups = new Map<string, { fields: string[]; nodes: IRNode[] }>();
+    for (const node of conjuncts(rule.ir, [])) {
+      const read = [...(fieldsRead(node) ?? [])].sort();
+      const key = read.join('\n');
+      const group = groups.get(key);
+      if (group) group.nodes.push(node);
+      else groups.set(key, { fields: read, nodes: [node] });
+    }
+    if (groups.size < 2) return whole;
+    const parts: Array<{ size: number; memo: Memo }> = [];
+    for (const { fields: read, nodes } of groups.values()) {
+      const compiled = compileIR(nodes.length === 1 ? nodes[0] : { t: 'and', of: nodes });
+      if (!compiled.ok) return whole;
+      parts.push({ size: read.length, memo: read.length ? new RuleMemo(compiled.matcher, read) : compiled.matcher });
+    }
+    parts.sort((a, b) => a.size - b.size);
+    return new MemoGroups(parts.map((p) => p.memo));
   }
 
   private readonly take = (v: unknown): boolean => {
