@@ -1,13 +1,15 @@
 // A multi-pattern substring scanner tuned for mostly non-matching texts: each ASCII pattern is anchored
 // on one of its q-grams (q = 8, 4 or the whole pattern when shorter; the gram shared by the fewest other
-// patterns), the scan rolls the last 8 characters, prefiltered by an L1-resident table of anchor-final character pairs, of the (case-folded) text through a hashed bitmap and verifies the
-// anchored patterns only on a bitmap hit. Patterns with non-ASCII characters go to an Aho-Corasick
-// automaton that only runs on texts that contain non-ASCII characters (an ASCII text can never contain
-// them, its lowercase form being ASCII too).
+// patterns). The scan rolls the last 8 (case-folded) characters of the text, prefiltered by an
+// L1-resident table of anchor-final character pairs, through a hashed bitmap, and verifies the anchored
+// patterns only on a bitmap hit. Patterns with non-ASCII characters go to an Aho-Corasick automaton that
+// only runs on texts that contain non-ASCII characters (an ASCII text can never contain them, its
+// lowercase form being ASCII too).
 // Promises: `scan(text, stamp, report)` calls `report(p)` for every pattern p (given lowercased) that
-// occurs in `text.toLowerCase()`, exactly once per stamp (stamps must be positive); repeated values are
-// answered from the caller's cache of complete scan results (value-cache.ts); an ASCII text is folded on the fly without
-// allocating, any other text is lowercased with toLowerCase first, so the folding equals the matcher's.
+// occurs in `text.toLowerCase()`, exactly once per stamp (stamps must be positive); with the caller's
+// cache (value-cache.ts), repeated values are answered from their recorded results; an ASCII text is
+// folded on the fly without allocating, any other text is lowercased with toLowerCase first, so the
+// folding equals the matcher's.
 import { AhoCorasick } from './aho-corasick.js';
 import type { ValueCache } from './value-cache.js';
 
