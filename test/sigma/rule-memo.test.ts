@@ -91,7 +91,7 @@ test('a conjunction over different fields is memoised part by part, exactly', ()
     if (par !== undefined) e.ParentImage = par;
     if (user !== undefined) e.User = user;
     if (rnd() < 0.05) e.Image = [img, 'E:\\z.exe'];
-    const want = c.matcher.match(e);
+    const want: boolean = c.matcher.match(e);
     assert.equal(memo.match(e), want, JSON.stringify(e));
     if (want) matched++;
   }
