@@ -39,6 +39,11 @@ interface Entry<K> {
   decided: boolean;
 }
 
+/** The entry's rule on `event`, through its memo when it has one. */
+function evaluate<K>(e: Entry<K>, event: object): boolean {
+  return e.memo !== null ? e.memo.match(event) : e.rule.match(event);
+}
+
 /** Fields without postings of their own that get a scan cache; events with more distinct keys share none. */
 const MAX_CACHED_FIELDS = 4096;
 
@@ -149,13 +154,13 @@ export class RuleIndex<K = string> {
     const out: K[] = [];
     for (const s of this.always) {
       const e = this.entries[s] as Entry<K>;
-      if (e.memo !== null ? e.memo.match(event) : e.rule.match(event)) out.push(e.key);
+      if (evaluate(e, event)) out.push(e.key);
     }
     for (const s of this.matchWhenAbsent) if (this.stamp[s] !== this.epoch) out.push((this.entries[s] as Entry<K>).key);
     const hits = this.hits;
     for (let i = 0; i < hits.length; i++) {
       const e = this.entries[hits[i]] as Entry<K>;
-      if (e.decided || (e.memo !== null ? e.memo.match(event) : e.rule.match(event))) out.push(e.key);
+      if (e.decided || evaluate(e, event)) out.push(e.key);
     }
     return out;
   }

@@ -103,7 +103,7 @@ export class RuleMemo implements Memo {
   static of(rule: CompiledRule): Memo | null {
     const fields = fieldsRead(rule.ir);
     if (fields === null || fields.size === 0) return null;
-    const whole = new RuleMemo(rule, [...fields].sort());
+    const whole = (): RuleMemo => new RuleMemo(rule, [...fields].sort());
     // Group the conjuncts by the fields they read.
     const groups = new Map<string, { fields: string[]; nodes: IRNode[] }>();
     for (const node of conjuncts(rule.ir, [])) {
@@ -113,11 +113,11 @@ export class RuleMemo implements Memo {
       if (group) group.nodes.push(node);
       else groups.set(key, { fields: read, nodes: [node] });
     }
-    if (groups.size < 2) return whole;
+    if (groups.size < 2) return whole();
     const parts: Array<{ size: number; memo: Memo }> = [];
     for (const { fields: read, nodes } of groups.values()) {
       const compiled = compileIR(nodes.length === 1 ? nodes[0] : { t: 'and', of: nodes });
-      if (!compiled.ok) return whole;
+      if (!compiled.ok) return whole();
       parts.push({ size: read.length, memo: read.length ? new RuleMemo(compiled.matcher, read) : compiled.matcher });
     }
     parts.sort((a, b) => a.size - b.size);

@@ -2,7 +2,8 @@
 // assuming string fields are mapped as `keyword` (whole values, case-insensitive via `case_insensitive`) and
 // IP fields as `ip` for `cidr`; constructs without a faithful DSL form (time-part modifiers, fieldref,
 // regexes Lucene cannot express, keyword searches without configured keyword fields, queries over the
-// cluster's clause limit) are refused with a reason instead of being approximated. Search identifiers become `_name`d clauses (matched_queries).
+// cluster's clause limit) are refused with a reason instead of being approximated. Search identifiers
+// become `_name`d clauses (matched_queries).
 import { ANY, ONE } from '../detection/sigma-string.js';
 import type { IRNode, StrPart, Test } from '../ir.js';
 import { toLuceneRegex } from './lucene-regex.js';
