@@ -12,7 +12,15 @@ import { rulesRoot, yamlFiles } from './corpus-helpers.js';
 test('literals found where they are certain, none where they are not', () => {
   const lit = (source: string, i = false): string[] | null => regexLiterals({ source, i, m: false, s: false });
   assert.deepEqual(lit('foo\\.exe'), ['foo.exe']);
-  assert.deepEqual(lit('abc(d|e)fghi'), ['fghi']);
+  assert.deepEqual(lit('abc(d|e)fghi'), ['abcdfghi', 'abcefghi']);
+  assert.deepEqual(lit('x(?=abcd)efgh'), ['efgh']);
+  assert.deepEqual(lit('-(W|R)\\s?(\\s|"|\')'), null);
+  assert.deepEqual(regexLiterals({ source: '-(W|R)\\s?(\\s|"|\')', i: false, m: false, s: false }, 1), ['-w', '-r']);
+  assert.deepEqual(lit('ab(c|d)+e'), ['abc', 'abd']);
+  assert.deepEqual(lit('ab(cd|e)?fgh'), ['fgh']);
+  assert.deepEqual(lit('a(b\\|c)d'), null);
+  assert.deepEqual(lit('(?:abc|abd)x'), ['abcx', 'abdx']);
+  assert.deepEqual(lit('(sk|ab)cd', true), null);
   assert.deepEqual(lit('abcd?e'), ['abc']);
   assert.deepEqual(lit('ab+cdef'), ['cdef']);
   assert.deepEqual(lit('Mimi|Katz'), ['mimi', 'katz']);

@@ -1,7 +1,9 @@
 // Compiled Sigma string comparisons without regexes. Promises: literals are lowercased once at compile
 // time; equals/prefix/suffix/contains use plain string operations; general wildcard patterns use a
-// two-pointer glob matcher that is O(n·m) worst case (never exponential); case-insensitive matching
-// lowercases the event value through a small identity cache so repeated tests on one value lowercase once.
+// two-pointer glob matcher that is O(n·m) worst case (never exponential); case-insensitive equals/prefix/
+// suffix tests fold the compared ASCII characters in place (no lowercased copy; exact, see foldedEquals),
+// other case-insensitive tests lowercase the event value through a small cache so repeated tests on one
+// value lowercase once.
 import { ANY, ONE } from '../detection/sigma-string.js';
 import type { StrPart } from '../ir.js';
 
@@ -23,6 +25,52 @@ export function lower(s: string): string {
 }
 
 export type StringTest = (s: string) => boolean;
+
+// Folding in place is exact because String.prototype.toLowerCase maps every character on its own (final
+// sigma's context only decides sigma's own image) and maps ASCII to ASCII one to one, and because no
+// character's lowercase is shorter than itself (only U+0130 is longer). So while the characters compared
+// are ASCII, the corresponding characters of s.toLowerCase() are their ASCII folds, at the same offsets
+// from the compared end; at the first non-ASCII character the test falls back to lowercasing.
+
+function foldAscii(c: number): number {
+  return c >= 65 && c <= 90 ? c + 32 : c;
+}
+
+/** lower(s) === lit for a lowercase literal. */
+function foldedEquals(s: string, lit: string): boolean {
+  const n = lit.length;
+  // Lowercasing never shortens a string, and only U+0130 lengthens one.
+  if (s.length !== n) return s.length < n && s.indexOf('\u0130') !== -1 && lower(s) === lit;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128) return lower(s) === lit;
+    if (foldAscii(c) !== lit.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+/** lower(s).startsWith(lit) for a lowercase literal. */
+function foldedStartsWith(s: string, lit: string): boolean {
+  const n = Math.min(lit.length, s.length);
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128) return lower(s).startsWith(lit);
+    if (foldAscii(c) !== lit.charCodeAt(i)) return false;
+  }
+  // s is shorter than lit only when all of it was compared as ASCII (its lowercase is as short).
+  return s.length >= lit.length;
+}
+
+/** lower(s).endsWith(lit) for a lowercase literal. */
+function foldedEndsWith(s: string, lit: string): boolean {
+  const n = Math.min(lit.length, s.length);
+  for (let k = 1; k <= n; k++) {
+    const c = s.charCodeAt(s.length - k);
+    if (c >= 128) return lower(s).endsWith(lit);
+    if (foldAscii(c) !== lit.charCodeAt(lit.length - k)) return false;
+  }
+  return s.length >= lit.length;
+}
 
 export type StrShape =
   | { kind: 'eq' | 'prefix' | 'suffix' | 'contains'; lit: string }
@@ -87,15 +135,15 @@ export function compileString(parts: StrPart[], cased: boolean): StringTest {
       return () => true;
     case 'eq': {
       const lit = fold(shape.lit);
-      return (s) => prep(s) === lit;
+      return cased ? (s) => s === lit : (s) => foldedEquals(s, lit);
     }
     case 'prefix': {
       const lit = fold(shape.lit);
-      return (s) => prep(s).startsWith(lit);
+      return cased ? (s) => s.startsWith(lit) : (s) => foldedStartsWith(s, lit);
     }
     case 'suffix': {
       const lit = fold(shape.lit);
-      return (s) => prep(s).endsWith(lit);
+      return cased ? (s) => s.endsWith(lit) : (s) => foldedEndsWith(s, lit);
     }
     case 'contains': {
       const lit = fold(shape.lit);

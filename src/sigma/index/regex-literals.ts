@@ -1,9 +1,11 @@
 // Required literals of a `re` value, for the candidate index: strings one of which every matching value
 // must contain. Promises (soundness: the analysis may only ever weaken): if the regex matches value v, then
 // `v.toLowerCase()` contains at least one of the returned (lowercased, ASCII-only) literals; null when no
-// literal of at least `minLength` characters (MIN_LENGTH by default) is certain. The analysis reads a top-level alternation as one
-// literal per branch, keeps only runs of plain characters that are not made optional or repeated by a
-// quantifier, and skips groups, classes, escapes that are classes and anchors entirely. Under a
+// literal of at least `minLength` characters (MIN_LENGTH by default) is certain. The analysis reads a
+// top-level alternation as one set of literals per branch, keeps only runs of plain characters that are not
+// made optional or repeated by a quantifier, multiplies a run out through a group of plain alternatives
+// (`-(W|R)` gives `-w`, `-r`; at most MAX_ALTERNATIVES literals), and skips other groups, classes, escapes
+// that are classes and anchors entirely. Under a
 // case-insensitive regex, runs also stop at non-ASCII characters and at k/s (RE2 folds them with the Kelvin
 // sign and the long s, which toLowerCase does not map to ASCII).
 import { splitInlineFlags } from '../regex/safe-regex.js';
@@ -52,37 +54,86 @@ function quantifier(src: string, i: number): { len: number; optional: boolean } 
   return { len, optional };
 }
 
-/** The longest certain literal of one top-level branch, or '' if none. */
-function branchLiteral(src: string, caseless: boolean): string | null {
-  let best = '';
-  let run = '';
+/** At most this many literals are carried through groups of alternatives (`(W|R)` doubles them). */
+const MAX_ALTERNATIVES = 16;
+
+/** The characters of one plain literal of a group's alternative, or null when it is not plain. */
+function plainLiteral(src: string, caseless: boolean): string | null {
+  let out = '';
+  for (let k = 0; k < src.length; k++) {
+    let c = src[k];
+    if (c === '\\') {
+      c = src[++k];
+      if (c === undefined || /[A-Za-z0-9]/.test(c)) return null;
+    } else if ('.^$*+?{}()[]|'.includes(c)) return null;
+    if (c.charCodeAt(0) >= 128 || (caseless && /[ksKS]/.test(c))) return null;
+    out += c;
+  }
+  return out;
+}
+
+/** The alternatives of a group `(a|b)` or `(?:a|b)` (src is the group with its parentheses) when each is a
+ * plain literal; null for any other group (lookarounds, named groups, nested structure). */
+function groupAlternatives(group: string, caseless: boolean): string[] | null {
+  let body = group.slice(1, -1);
+  if (body.startsWith('?:')) body = body.slice(2);
+  else if (body.startsWith('?')) return null;
+  const alts: string[] = [];
+  // An escaped `|` splits wrongly, but leaves a part ending in a lone backslash, which is not plain.
+  for (const part of body.split('|')) {
+    const lit = plainLiteral(part, caseless);
+    if (lit === null) return null;
+    alts.push(lit);
+  }
+  return alts;
+}
+
+function shortest(xs: string[]): number {
+  let n = Infinity;
+  for (const x of xs) if (x.length < n) n = x.length;
+  return n;
+}
+
+/** The best set of certain literals of one top-level branch (every match contains one of them): runs of
+ * plain characters, multiplied out through groups of plain alternatives; [''] if none; null when the
+ * branch cannot be read. */
+function branchLiterals(src: string, caseless: boolean): string[] | null {
+  let best: string[] = [''];
+  let run: string[] = [''];
   const flush = (): void => {
-    if (run.length > best.length) best = run;
-    run = '';
+    if (shortest(run) > shortest(best)) best = run;
+    run = [''];
+  };
+  const append = (alts: string[]): void => {
+    const out: string[] = [];
+    for (const r of run) for (const a of alts) out.push(r + a);
+    run = out;
   };
   let i = 0;
   while (i < src.length) {
     const c = src[i];
-    let char: string | null = null;
+    let alts: string[] | null = null;
     let next = i + 1;
     if (c === '(' || c === '[') {
       next = skipBracket(src, i);
       if (next < 0) return null;
+      if (c === '(') alts = groupAlternatives(src.slice(i, next), caseless);
+      if (alts !== null && run.length * alts.length > MAX_ALTERNATIVES) alts = null;
     } else if (c === '\\') {
       const e = src[i + 1];
       if (e === undefined) return null;
       next = i + 2;
-      if (!/[A-Za-z0-9]/.test(e)) char = e;
+      if (!/[A-Za-z0-9]/.test(e)) alts = [e];
     } else if (c === ')' || c === '|') return null; // unbalanced: give up
-    else if (!'.^$*+?'.includes(c) && !(c === '{' && quantifier(src, i).len)) char = c;
+    else if (!'.^$*+?'.includes(c) && !(c === '{' && quantifier(src, i).len)) alts = [c];
     const q = quantifier(src, next);
-    if (char !== null && (char.charCodeAt(0) >= 128 || (caseless && /[ksKS]/.test(char)))) char = null;
-    if (char === null) {
-      flush();
-    } else if (q.optional) {
-      flush();
-    } else {
-      run += char;
+    if (alts !== null && alts.length === 1 && alts[0].length === 1) {
+      const ch = alts[0];
+      if (ch.charCodeAt(0) >= 128 || (caseless && /[ksKS]/.test(ch))) alts = null;
+    }
+    if (alts === null || q.optional) flush();
+    else {
+      append(alts);
       if (q.len) flush();
     }
     i = next + q.len;
@@ -118,9 +169,9 @@ export function regexLiterals(spec: RegexSpec, minLength = MIN_LENGTH): string[]
   if (!branches) return null;
   const out = new Set<string>();
   for (const b of branches) {
-    const lit = branchLiteral(b, r.i);
-    if (lit === null || lit.length < Math.max(1, minLength)) return null;
-    out.add(lit.toLowerCase());
+    const lits = branchLiterals(b, r.i);
+    if (lits === null || shortest(lits) < Math.max(1, minLength)) return null;
+    for (const lit of lits) out.add(lit.toLowerCase());
   }
   return [...out];
 }

@@ -1,0 +1,54 @@
+// Case-insensitive equals/prefix/suffix fold ASCII in place instead of lowercasing the value: checked
+// against the definition (String.prototype.toLowerCase of the whole value) on seeded random strings built
+// from characters whose lowercase is special (U+0130 grows, KELVIN SIGN folds to ASCII, final sigma
+// depends on context, astral letters, German sharp s).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compileString } from '../../src/sigma/compile/string-match.js';
+import { ANY } from '../../src/sigma/detection/sigma-string.js';
+import type { StrPart } from '../../src/sigma/ir.js';
+import { prng } from './index-helpers.js';
+
+const ALPHABET = ['a', 'B', 'k', 'K', 'i', 'I', 's', '\\', '.', ' ', '\u0130', '\u0307', '\u212a', '\u03a3', '\u03c3', '\u03c2', '\u00df', '\u1e9e', '\u{10400}', '\u{10428}', 'E', 'x'];
+
+function randomText(rnd: () => number, max: number): string {
+  let s = '';
+  const n = Math.floor(rnd() * (max + 1));
+  for (let i = 0; i < n; i++) s += ALPHABET[Math.floor(rnd() * ALPHABET.length)];
+  return s;
+}
+
+test('case-insensitive equals/startswith/endswith agree with lowercasing the whole value', () => {
+  const rnd = prng(7);
+  const shapes: Array<[string, (lit: string) => StrPart[], (value: string, lit: string) => boolean]> = [
+    ['eq', (lit) => [lit], (v, lit) => v === lit],
+    ['prefix', (lit) => [lit, ANY], (v, lit) => v.startsWith(lit)],
+    ['suffix', (lit) => [ANY, lit], (v, lit) => v.endsWith(lit)],
+  ];
+  for (let round = 0; round < 4000; round++) {
+    const lit = randomText(rnd, 4);
+    // Values often derived from the literal (so that matches happen), else random.
+    const base = rnd() < 0.5 ? lit : randomText(rnd, 3);
+    const value = rnd() < 0.5 ? randomText(rnd, 2) + base + randomText(rnd, 2) : base;
+    for (const [name, parts, want] of shapes) {
+      if (lit === '' && name !== 'eq') continue;
+      const testFn = compileString(parts(lit), false);
+      const expected = want(value.toLowerCase(), lit.toLowerCase());
+      assert.equal(testFn(value), expected, `${name} ${JSON.stringify(lit)} on ${JSON.stringify(value)}`);
+      assert.equal(compileString(parts(lit), true)(value), want(value, lit), `cased ${name}`);
+    }
+  }
+});
+
+test('folding in place: the characters whose lowercase is special', () => {
+  const eq = (lit: string): ((s: string) => boolean) => compileString([lit], false);
+  assert.equal(eq('k')('\u212a'), true); // KELVIN SIGN lowercases to ASCII k
+  assert.equal(eq('i\u0307')('\u0130'), true); // U+0130 lowercases to two characters
+  assert.equal(eq('ab')('AB'), true);
+  assert.equal(eq('ab')('ABC'), false);
+  assert.equal(compileString([ANY, '.exe'], false)('C:\\X\\A.EXE'), true);
+  assert.equal(compileString([ANY, 'k.exe'], false)('\u212a.EXE'), true);
+  assert.equal(compileString(['c:\\', ANY], false)('C:\\Windows'), true);
+  assert.equal(compileString(['c:\\windows', ANY], false)('C:\\'), false);
+  assert.equal(compileString([ANY, 'i\u0307'], false)('x\u0130'), true);
+});
