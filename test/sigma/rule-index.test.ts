@@ -113,6 +113,22 @@ test('add replaces, remove forgets, incremental updates keep the index exact', (
   assert.equal(index.stats().always, 0);
 });
 
+test('a field scanned for keywords only, then given postings of its own, then losing them, stays exact', () => {
+  const index = new RuleIndex<string>();
+  index.add('kw', compile(rule("keywords:\n  - 'mimikatz'\ncondition: keywords")));
+  const seen = { User: 'Alice', Note: 'MIMIKATZ here' };
+  // Repeated values: the keyword-only fields' scan caches fill.
+  for (let i = 0; i < 50; i++) assert.deepEqual(index.match(seen), ['kw']);
+  index.add('user', compile(rule("sel:\n  User|startswith: 'ali'\ncondition: sel")));
+  assert.deepEqual(index.match(seen).sort(), ['kw', 'user']);
+  assert.deepEqual(index.match({ User: 'bob', Note: 'x' }), []);
+  index.remove('user');
+  assert.deepEqual(index.match(seen), ['kw']);
+  assert.deepEqual(index.match({ User: 'mimikatz' }), ['kw']);
+  index.remove('kw');
+  assert.deepEqual(index.match(seen), []);
+});
+
 test('random add/remove sequences agree with a plain map of rules', () => {
   const loaded = corpusRules('sigma-native').slice(0, 600);
   const events = regressionEvents();

@@ -45,6 +45,11 @@ function gramHash(lo: number, hi: number, q: number): number {
   return Math.imul(((lo & mask) << 3) | q, 0x9e3779b1);
 }
 
+/** Home bucket of a bitmap slot in the anchor table. */
+function anchorBucket(slot: number, mask: number): number {
+  return (Math.imul(slot, 0x9e3779b1) >>> 8) & mask;
+}
+
 function windows(s: string, end: number): [number, number] {
   let lo = 0;
   let hi = 0;
@@ -60,8 +65,11 @@ export class GramScanner {
   private readonly patterns: readonly string[];
   private readonly bits: Int32Array;
   private readonly shift: number;
-  /** bitmap slot → (pattern, anchor end offset in the pattern) pairs; verified on every hit. */
-  private readonly anchored = new Map<number, Int32Array>();
+  /** bitmap slot → (pattern, anchor end offset in the pattern) pairs, verified on every hit: an
+   * open-addressed table of (slot, first pair, pair count) triples over the flat `anchorPairs`. */
+  private readonly anchorTable: Int32Array;
+  private readonly anchorMask: number;
+  private readonly anchorPairs: Int32Array;
   /** Prefilter of the short anchors (1–3 characters), L1-resident: flags for each (previous char, char)
    * pair (raw, unfolded codes) that ends some anchor of that length (see PAIR_BIT). */
   private readonly pairs = new Uint8Array(1 << 14);
@@ -158,7 +166,21 @@ export class GramScanner {
       if (list) list.push(i, end);
       else groups.set(slot, [i, end]);
     }
-    for (const [slot, list] of groups) this.anchored.set(slot, Int32Array.from(list));
+    let size = 8;
+    while (size < groups.size * 2) size *= 2;
+    this.anchorMask = size - 1;
+    this.anchorTable = new Int32Array(size * 3).fill(-1);
+    this.anchorPairs = new Int32Array(anchors.length * 2);
+    let at = 0;
+    for (const [slot, list] of groups) {
+      let t = anchorBucket(slot, this.anchorMask);
+      while (this.anchorTable[t * 3] !== -1) t = (t + 1) & this.anchorMask;
+      this.anchorTable[t * 3] = slot;
+      this.anchorTable[t * 3 + 1] = at;
+      this.anchorTable[t * 3 + 2] = list.length >> 1;
+      this.anchorPairs.set(list, at);
+      at += list.length;
+    }
   }
 
   /** Report every pattern occurring in text.toLowerCase(); `stamp` must be new for every event. With a
@@ -265,14 +287,22 @@ export class GramScanner {
     }
   }
 
+  /** Verify the anchors of a bitmap slot whose bit is set (so the slot is in the table: the probe ends there). */
   private verify(text: string, end: number, slot: number, stamp: number, report: (pattern: number) => void): void {
-    const list = this.anchored.get(slot);
-    if (list === undefined) return;
-    for (let k = 0; k < list.length; k += 2) {
-      const p = list[k];
+    const table = this.anchorTable;
+    let t = anchorBucket(slot, this.anchorMask);
+    for (let k = table[t * 3]; k !== slot; k = table[t * 3]) {
+      if (k === -1) return;
+      t = (t + 1) & this.anchorMask;
+    }
+    const pairs = this.anchorPairs;
+    const from = table[t * 3 + 1];
+    const to = from + table[t * 3 + 2] * 2;
+    for (let k = from; k < to; k += 2) {
+      const p = pairs[k];
       if (this.seen[p] === stamp) continue;
       const pat = this.patterns[p];
-      const start = end - list[k + 1];
+      const start = end - pairs[k + 1];
       if (start < 0 || start + pat.length > text.length) continue;
       let ok = true;
       for (let j = 0; j < pat.length; j++) {

@@ -44,8 +44,15 @@ function evaluate<K>(e: Entry<K>, event: object): boolean {
   return e.memo !== null ? e.memo.match(event) : e.rule.match(event);
 }
 
-/** Fields without postings of their own that get a scan cache; events with more distinct keys share none. */
-const MAX_CACHED_FIELDS = 4096;
+/** Field names whose route is remembered; beyond, fields are looked up per value and keyword-only fields
+ * get no scan cache (events with that many distinct keys are not the repetitive telemetry caches help). */
+const MAX_ROUTES = 4096;
+
+/** A field's postings (undefined: keyword patterns only), else the scan cache of its keyword scans. */
+interface Route {
+  postings: FieldPostings | undefined;
+  cache: ValueCache | undefined;
+}
 
 export interface RuleIndexStats {
   rules: number;
@@ -64,8 +71,9 @@ export class RuleIndex<K = string> {
   private readonly byKey = new Map<K, number>();
   private readonly fields = new Map<string, FieldPostings>();
   private readonly anySubs = new PatternSet();
-  /** Scan caches of the fields without postings of their own (keyword patterns only), by field. */
-  private readonly keywordCaches = new Map<string, ValueCache>();
+  /** What the walk needs to know of each field name it met: its postings, else its keyword scan cache.
+   * Cleared whenever a field gains or loses its postings. */
+  private readonly routes = new Map<string, Route>();
   private anyVersion = 0;
   private readonly always = new Set<number>();
   /** Rules keyed by the presence of the fields they read that match an event holding none of them. */
@@ -209,6 +217,7 @@ export class RuleIndex<K = string> {
       if (!add) return;
       fp = new FieldPostings();
       this.fields.set(name, fp);
+      this.routes.clear();
     }
     if (atom.kind === 'present') {
       if (add) fp.present.push(posting);
@@ -218,7 +227,10 @@ export class RuleIndex<K = string> {
       else fp.removeExact(atom.value, posting);
     } else if (add) fp.subs.add(atom.value, posting);
     else fp.subs.remove(atom.value, posting);
-    if (!add && fp.empty) this.fields.delete(name);
+    if (!add && fp.empty) {
+      this.fields.delete(name);
+      this.routes.clear();
+    }
   }
 
   private collect(event: object): void {
@@ -257,18 +269,18 @@ export class RuleIndex<K = string> {
     scanner.scan(text, this.epoch, this.onPattern, cache);
   }
 
-  /** The scan cache of a field that only keyword patterns apply to (none beyond MAX_CACHED_FIELDS). */
-  private keywordCache(path: string): ValueCache | undefined {
-    let cache = this.keywordCaches.get(path);
-    if (cache === undefined && this.keywordCaches.size < MAX_CACHED_FIELDS) {
-      cache = new ValueCache();
-      this.keywordCaches.set(path, cache);
-    }
-    return cache;
+  /** The route of a field name not met since the last change of fields (remembered up to MAX_ROUTES). */
+  private route(path: string): Route {
+    const postings = this.fields.get(path);
+    const remember = this.routes.size < MAX_ROUTES;
+    const route = { postings, cache: postings === undefined && remember ? new ValueCache() : undefined };
+    if (remember) this.routes.set(path, route);
+    return route;
   }
 
   private readonly onValue = (path: string, v: unknown): void => {
-    const fp = this.fields.get(path);
+    const route = this.routes.get(path) ?? this.route(path);
+    const fp = route.postings;
     const primitive = v !== null && typeof v !== 'object';
     if (fp !== undefined) {
       if (fp.present.length) this.markAll(fp.present);
@@ -289,6 +301,6 @@ export class RuleIndex<K = string> {
       if (!this.anySubs.numeric) return;
     }
     const s = typeof v === 'string' ? v : asString(v);
-    if (s !== undefined) this.scan(this.anySubs, s, v, this.keywordCache(path));
+    if (s !== undefined) this.scan(this.anySubs, s, v, route.cache);
   };
 }
