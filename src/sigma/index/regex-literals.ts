@@ -5,9 +5,9 @@
 // top-level alternation as one set of literals per branch, keeps only runs of plain characters that are not
 // made optional or repeated by a quantifier, multiplies a run out through a group of plain alternatives
 // (`-(W|R)` gives `-w`, `-r`; at most MAX_ALTERNATIVES literals), and skips other groups, classes, escapes
-// that are classes and anchors entirely. Under a
-// case-insensitive regex, runs also stop at non-ASCII characters and at k/s (RE2 folds them with the Kelvin
-// sign and the long s, which toLowerCase does not map to ASCII).
+// that are classes and anchors entirely. Under a case-insensitive regex, runs also stop at non-ASCII
+// characters and at k/s (RE2 folds them with the Kelvin sign and the long s, which toLowerCase does not map
+// to ASCII).
 import { splitInlineFlags } from '../regex/safe-regex.js';
 import type { RegexSpec } from '../regex/safe-regex.js';
 
