@@ -3,7 +3,7 @@
 // and without parsing), and of a naive evaluate-every-rule matcher; the ratios against the targets;
 // candidates per event (p50/p95); rule load+compile time and the extra cost of the first matching pass
 // (lazily built per-field scanners, JIT); memory per 1,000 rules. No assertions: numbers.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -17,6 +17,10 @@ import { benchEvents } from './events.js';
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const corpus = resolve(repoRoot, '../shared/corpus');
 const rulesDir = join(corpus, 'sigma-rules/rules');
+if (!existsSync(rulesDir)) {
+  console.error(`vigil bench: the SigmaHQ corpus is expected at ${corpus} (../shared/corpus beside the checkout)`);
+  process.exit(1);
+}
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const NAIVE_EVENTS = Number(process.env.BENCH_NAIVE_EVENTS ?? 500);
 const preset = process.env.BENCH_PIPELINE ?? 'sigma-native';

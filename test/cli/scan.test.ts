@@ -1,5 +1,6 @@
 // `vigil scan` as a real process: corpus rules over the regression events (written to a temp NDJSON file),
 // stdin input, rejected rules and bad lines reported and skipped, usage errors exit 2.
+// Reads the shared corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -1,5 +1,6 @@
 // Importing the whole SigmaHQ corpus (../shared/corpus/sigma-rules/rules) as one zip with deploy=true:
 // every rule the engine accepts is created and deployed; the time taken and the failures are printed.
+// Reads the shared corpus.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';

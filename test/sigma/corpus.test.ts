@@ -1,5 +1,6 @@
 // Every SigmaHQ rule in rules* loads and compiles (sigma-native and windows-thor); deprecated/ and
 // unsupported/ files load or are refused with a clear error, never a crash; spec examples parse.
+// Reads the shared corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';

@@ -2,6 +2,7 @@
 // `*lit*` keyword tests whose requirement lists exactly those literals, and for every such corpus rule,
 // being a candidate equals matching on the regression events and seeded variants (case changes,
 // non-ASCII, nested values, arrays).
+// Reads the shared corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RuleIndex, compileRule, getPreset, parseRule, requirementOf } from '../../src/sigma/index.js';

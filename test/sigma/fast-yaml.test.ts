@@ -4,6 +4,7 @@
 // declines rarely on the corpus (otherwise this test would prove little); seeded random mutations of corpus
 // rules (YAML-significant characters inserted, characters deleted, lines duplicated or re-indented) agree
 // too.
+// Reads the shared corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';

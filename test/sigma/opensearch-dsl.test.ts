@@ -1,5 +1,6 @@
 // The OpenSearch DSL compiler agrees with the JS matcher: corpus rules × regression events (and variants),
 // evaluated by an in-process DSL interpreter with keyword-field semantics; refusals are explicit.
+// Reads the shared corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

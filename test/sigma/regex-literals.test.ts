@@ -1,6 +1,7 @@
 // Required literals of regexes are sound: on corpus regexes and generated strings, whenever the regex
 // matches a value, the lowercased value contains one of the literals; and the analysis finds literals
 // where it obviously should.
+// Reads the shared corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

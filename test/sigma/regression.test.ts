@@ -1,5 +1,6 @@
 // SigmaHQ regression cases: every case matches at least min_match_count (or 1) of its events with
 // sigma-native, and with windows-thor (log source conditions) on the same events.
+// Reads the shared corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,5 @@
 // parseRule/parseRules/compileRule never throw: random mutations of corpus rules and odd shapes.
+// Reads the shared corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,7 @@
 // The candidate index is sound: RuleIndex.match equals evaluating every rule, on the corpus rule set
 // (sigma-native and windows-thor) against all regression events and seeded variants of them (random
 // values, mutated strings, case changes, missing fields, nested values); add/remove are incremental.
+// Reads the shared corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RuleIndex, compileRule, getPreset, parseRule } from '../../src/sigma/index.js';

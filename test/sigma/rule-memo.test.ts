@@ -1,5 +1,6 @@
 // RuleMemo is exact: for every corpus rule that admits a memo, memo.match equals rule.match on the
 // regression events, seeded variants of them and repeats (so that cached answers are checked too).
+// Reads the shared corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileRule, getPreset, parseRule } from '../../src/sigma/index.js';

@@ -1,4 +1,5 @@
 // flattenWindowsEvent reproduces the regression corpus flattening from the raw evtx_dump events.
+// Reads the shared corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { flattenWindowsEvent } from '../../src/sigma/index.js';
