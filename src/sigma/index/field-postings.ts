@@ -3,7 +3,6 @@
 // naming one clause of one rule. Promises: `add`/`remove` are O(postings touched) and never rebuild
 // anything; a field's scanner is rebuilt at most once per change, when it is next needed.
 import { GramScanner } from './gram-scanner.js';
-import { ValueCache } from './value-cache.js';
 
 export type Postings = number[];
 
@@ -95,8 +94,6 @@ export class FieldPostings {
   }
   readonly subs = new PatternSet();
   present: Postings = [];
-  /** Scan results of this field's recent values (value-cache.ts). */
-  readonly cache = new ValueCache();
 
   removeExact(value: string, posting: number): void {
     if (removePosting(this.exact, value, posting) && !this.exact.has(value)) this.lengths[Math.min(value.length, 256)]--;

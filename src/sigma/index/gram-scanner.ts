@@ -6,12 +6,10 @@
 // only runs on texts that contain non-ASCII characters (an ASCII text can never contain them, its
 // lowercase form being ASCII too).
 // Promises: `scan(text, stamp, report)` calls `report(p)` for every pattern p (given lowercased) that
-// occurs in `text.toLowerCase()`, exactly once per stamp (stamps must be positive); with the caller's
-// cache (value-cache.ts), repeated values are answered from their recorded results; an ASCII text is
-// folded on the fly without allocating, any other text is lowercased with toLowerCase first, so the
-// folding equals the matcher's.
+// occurs in `text.toLowerCase()`, exactly once per stamp (any number but -1); an ASCII text is folded on
+// the fly without allocating, any other text is lowercased with toLowerCase first, so the folding equals
+// the matcher's.
 import { AhoCorasick } from './aho-corasick.js';
-import type { ValueCache } from './value-cache.js';
 
 function isAscii(s: string): boolean {
   for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 128) return false;
@@ -23,7 +21,6 @@ const PAIR_BIT: Record<number, number> = { 1: 16, 2: 1, 3: 2, 4: 4, 8: 8 };
 
 const PRE_LOG = 17;
 const MAX_ANCHOR_CHOICES = 12;
-const NOTHING = new Int32Array(0);
 
 /** ASCII lowercase table. */
 const FOLD = Uint8Array.from({ length: 128 }, (_, c) => (c >= 65 && c <= 90 ? c + 32 : c));
@@ -83,12 +80,6 @@ export class GramScanner {
   private readonly wide: AhoCorasick | null;
   private readonly wideIds: number[];
   private readonly seen: Float64Array;
-  private privateStamp = -1;
-  /** Patterns found by the scan being recorded for the cache (reused). */
-  private readonly found: number[] = [];
-  private readonly record = (p: number): void => {
-    this.found.push(p);
-  };
 
   constructor(patterns: readonly string[]) {
     this.patterns = patterns;
@@ -183,26 +174,8 @@ export class GramScanner {
     }
   }
 
-  /** Report every pattern occurring in text.toLowerCase(); `stamp` must be new for every event. With a
-   * cache (the field's own, value-cache.ts), repeated values are answered from their recorded results. */
-  scan(text: string, stamp: number, report: (pattern: number) => void, cache?: ValueCache): void {
-    if (cache === undefined || !cache.wants(text, this)) {
-      this.scanAll(text, stamp, report);
-      return;
-    }
-    let known = cache.get(text);
-    if (known === undefined) {
-      // Scan under a private stamp so that nothing is suppressed, then record.
-      const found = this.found;
-      found.length = 0;
-      this.scanAll(text, --this.privateStamp, this.record);
-      known = found.length ? Int32Array.from(found) : NOTHING;
-      cache.set(text, known);
-    }
-    for (let k = 0; k < known.length; k++) this.hit(known[k], stamp, report);
-  }
-
-  private scanAll(text: string, stamp: number, report: (pattern: number) => void): void {
+  /** Report every pattern occurring in text.toLowerCase(), each once per `stamp` (new for every event). */
+  scan(text: string, stamp: number, report: (pattern: number) => void): void {
     if (!this.scanAscii(text, stamp, report)) {
       const lower = text.toLowerCase();
       this.scanAscii(lower, stamp, report, true);

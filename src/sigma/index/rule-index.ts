@@ -26,6 +26,7 @@ import { decidedByIndex } from './exact-keywords.js';
 import { fieldsRead, RuleMemo } from './rule-memo.js';
 import type { Memo } from './rule-memo.js';
 import { ValueCache } from './value-cache.js';
+import type { CachedValue } from './value-cache.js';
 import { requirementOf } from './witness.js';
 import type { Atom, Requirement } from './witness.js';
 
@@ -48,7 +49,10 @@ function evaluate<K>(e: Entry<K>, event: object): boolean {
  * get no scan cache (events with that many distinct keys are not the repetitive telemetry caches help). */
 const MAX_ROUTES = 4096;
 
-/** A field's postings (undefined: keyword patterns only), else the scan cache of its keyword scans. */
+const NOTHING = new Int32Array(0);
+
+/** A field's postings (undefined: keyword patterns only) and the cache of its values' outcomes (only for
+ * remembered routes). */
 interface Route {
   postings: FieldPostings | undefined;
   cache: ValueCache | undefined;
@@ -71,8 +75,8 @@ export class RuleIndex<K = string> {
   private readonly byKey = new Map<K, number>();
   private readonly fields = new Map<string, FieldPostings>();
   private readonly anySubs = new PatternSet();
-  /** What the walk needs to know of each field name it met: its postings, else its keyword scan cache.
-   * Cleared whenever a field gains or loses its postings. */
+  /** What the walk needs to know of each field name it met: its postings and its value cache. Cleared
+   * whenever a field gains or loses its postings. */
   private readonly routes = new Map<string, Route>();
   private anyVersion = 0;
   private readonly always = new Set<number>();
@@ -84,6 +88,13 @@ export class RuleIndex<K = string> {
   private epoch = 0;
   private readonly hits: number[] = [];
   private payload: Postings[] = [];
+  /** Bumped by every change of postings: the value caches' entries belong to one version. */
+  private version = 0;
+  /** Whether lookUp collects postings into `found` (for a value cache) instead of marking them. */
+  private recording = false;
+  private readonly found: number[] = [];
+  /** Scanner stamps of recorded lookups (negative, so never an epoch; -1 is a scanner's "never"). */
+  private privateStamp = -1;
 
   get size(): number {
     return this.byKey.size;
@@ -205,6 +216,7 @@ export class RuleIndex<K = string> {
   }
 
   private post(atom: Atom, posting: number, add: boolean): void {
+    this.version++;
     if (atom.kind === 'sub' && atom.field === null) {
       if (add) this.anySubs.add(atom.value, posting);
       else this.anySubs.remove(atom.value, posting);
@@ -257,50 +269,77 @@ export class RuleIndex<K = string> {
     for (let i = 0; i < list.length; i++) this.mark(list[i]);
   }
 
+  /** Postings found for a value: marked, or, while an outcome is being recorded, collected. */
+  private emit(list: Postings): void {
+    if (this.recording) for (let i = 0; i < list.length; i++) this.found.push(list[i]);
+    else this.markAll(list);
+  }
+
   private readonly onPattern = (p: number): void => {
-    this.markAll(this.payload[p]);
+    this.emit(this.payload[p]);
   };
 
   /** Scan the text of value `v` (a number's text only when some pattern could occur in it). */
-  private scan(set: PatternSet, text: string, v: unknown, cache: ValueCache | undefined): void {
+  private scan(set: PatternSet, text: string, v: unknown): void {
     const scanner = set.compiled(set === this.anySubs ? null : this.anySubs, this.anyVersion);
     if (!scanner || (typeof v === 'number' && !set.numeric)) return;
     this.payload = set.payload;
-    scanner.scan(text, this.epoch, this.onPattern, cache);
+    scanner.scan(text, this.recording ? --this.privateStamp : this.epoch, this.onPattern);
+  }
+
+  /** The exact lookup and the substring scan of a primitive value `v` of a field with postings `fp`
+   * (undefined: keyword patterns only). */
+  private lookUp(fp: FieldPostings | undefined, v: CachedValue): void {
+    const s = typeof v === 'string' ? v : asString(v);
+    if (s === undefined) return;
+    if (fp === undefined) {
+      this.scan(this.anySubs, s, v);
+      return;
+    }
+    if (fp.exact.size && fp.mayHaveExact(s)) {
+      const list = fp.exact.get(s.toLowerCase());
+      if (list !== undefined) this.emit(list);
+    }
+    if (fp.subs.size) this.scan(fp.subs, s, v);
+    else if (this.anySubs.size) this.scan(this.anySubs, s, v);
+  }
+
+  /** Every posting `lookUp` finds for `v`, recorded for the field's value cache. */
+  private outcome(fp: FieldPostings | undefined, v: CachedValue): Int32Array {
+    this.found.length = 0;
+    this.recording = true;
+    try {
+      this.lookUp(fp, v);
+    } finally {
+      this.recording = false;
+    }
+    return this.found.length ? Int32Array.from(this.found) : NOTHING;
   }
 
   /** The route of a field name not met since the last change of fields (remembered up to MAX_ROUTES). */
   private route(path: string): Route {
     const postings = this.fields.get(path);
     const remember = this.routes.size < MAX_ROUTES;
-    const route = { postings, cache: postings === undefined && remember ? new ValueCache() : undefined };
+    const route = { postings, cache: remember ? new ValueCache() : undefined };
     if (remember) this.routes.set(path, route);
     return route;
   }
 
-  private readonly onValue = (path: string, v: unknown): void => {
+  private readonly onValue = (path: string, value: unknown): void => {
     const route = this.routes.get(path) ?? this.route(path);
     const fp = route.postings;
-    const primitive = v !== null && typeof v !== 'object';
-    if (fp !== undefined) {
-      if (fp.present.length) this.markAll(fp.present);
-      if (!primitive) return;
-      const s = typeof v === 'string' ? v : asString(v);
-      if (s === undefined) return;
-      if (fp.exact.size && fp.mayHaveExact(s)) {
-        const list = fp.exact.get(s.toLowerCase());
-        if (list !== undefined) this.markAll(list);
+    if (fp !== undefined && fp.present.length !== 0) this.markAll(fp.present);
+    if (value === null || typeof value === 'object' || (fp === undefined && this.anySubs.size === 0)) return;
+    // A primitive (the walk never visits undefined or functions; a symbol has no text and finds nothing).
+    const v = value as CachedValue;
+    const cache = route.cache;
+    if (cache !== undefined && cache.wants(v, this.version)) {
+      let known = cache.get(v);
+      if (known === undefined) {
+        known = this.outcome(fp, v);
+        cache.set(v, known);
       }
-      if (fp.subs.size) this.scan(fp.subs, s, v, fp.cache);
-      else if (this.anySubs.size) this.scan(this.anySubs, s, v, fp.cache);
-      return;
-    }
-    if (!primitive || this.anySubs.size === 0) return;
-    if (typeof v === 'number') {
-      this.anySubs.compiled(null, this.anyVersion);
-      if (!this.anySubs.numeric) return;
-    }
-    const s = typeof v === 'string' ? v : asString(v);
-    if (s !== undefined) this.scan(this.anySubs, s, v, route.cache);
+      for (let i = 0; i < known.length; i++) this.mark(known[i]);
+    } else this.lookUp(fp, v);
   };
 }
