@@ -182,14 +182,16 @@ test('value caches: repeated values, numbers beside their text, long values and 
     "sel:\n  F|endswith: '1'\ncondition: sel",
     ...Array.from({ length: 6 }, () => `keywords:\n  - '${word(2)}'\ncondition: keywords`),
     "keywords:\n  - 1\ncondition: keywords",
+    "sel:\n  F|contains: 'zq'\ncondition: sel",
   ];
   const rules = sources.map((text, i): [string, CompiledRule] => [`r${i}`, compile(rule(text))]);
   const index = new RuleIndex<string>();
   const live = new Map<string, CompiledRule>();
   // Few distinct values (the caches stay on and answer), some longer than any cached key, numbers and
-  // their text in the same fields.
+  // their text in the same fields, values that differ only in characters the cache does not hash.
   const values: unknown[] = Array.from({ length: 30 }, (_, i) => (i % 10 === 0 ? word(300) : word(Math.floor(rnd() * 12))));
-  values.push(1, '1', 11, '11', true, 'true', null);
+  values.push(1, '1', 11, '11', true, 'true', null, -0, 0, NaN);
+  for (const middle of ['zq', 'qq', 'zz']) values.push(`${'x'.repeat(7)}${middle}${'x'.repeat(91)}`);
   const pick = (): unknown => values[Math.floor(rnd() * values.length)];
   for (let t = 0; t < 6000; t++) {
     // Postings change now and then, between events with values the caches have seen.
