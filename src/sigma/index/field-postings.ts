@@ -74,6 +74,8 @@ export class FieldPostings {
   /** Number of exact values of each length (index 256: 256 or longer), and an upper bound of the longest. */
   private readonly lengths = new Int32Array(257);
   private longest = -1;
+  /** Number of exact values that may be the text of a number (canOccurInNumber). */
+  numericExact = 0;
 
   addExact(value: string, posting: number): void {
     const list = this.exact.get(value);
@@ -81,6 +83,7 @@ export class FieldPostings {
     else {
       this.exact.set(value, [posting]);
       this.lengths[Math.min(value.length, 256)]++;
+      if (canOccurInNumber(value)) this.numericExact++;
       if (value.length > this.longest) this.longest = value.length;
     }
   }
@@ -96,7 +99,10 @@ export class FieldPostings {
   present: Postings = [];
 
   removeExact(value: string, posting: number): void {
-    if (removePosting(this.exact, value, posting) && !this.exact.has(value)) this.lengths[Math.min(value.length, 256)]--;
+    if (removePosting(this.exact, value, posting) && !this.exact.has(value)) {
+      this.lengths[Math.min(value.length, 256)]--;
+      if (canOccurInNumber(value)) this.numericExact--;
+    }
   }
 
   removePresent(posting: number): void {

@@ -290,6 +290,7 @@ export class RuleIndex<K = string> {
   /** The exact lookup and the substring scan of a primitive value `v` of a field with postings `fp`
    * (undefined: keyword patterns only). */
   private lookUp(fp: FieldPostings | undefined, v: CachedValue): void {
+    if (typeof v === 'number' && !this.numberMayFind(fp)) return;
     const s = typeof v === 'string' ? v : asString(v);
     if (s === undefined) return;
     if (fp === undefined) {
@@ -302,6 +303,16 @@ export class RuleIndex<K = string> {
     }
     if (fp.subs.size) this.scan(fp.subs, s, v);
     else if (this.anySubs.size) this.scan(this.anySubs, s, v);
+  }
+
+  /** Whether some exact value or substring pattern of the field could be found in the text of a number
+   * (when not, a number's text is not even built). */
+  private numberMayFind(fp: FieldPostings | undefined): boolean {
+    if (fp !== undefined && fp.numericExact !== 0) return true;
+    const set = fp !== undefined && fp.subs.size ? fp.subs : this.anySubs;
+    if (set.size === 0) return false;
+    set.compiled(set === this.anySubs ? null : this.anySubs, this.anyVersion);
+    return set.numeric;
   }
 
   /** Every posting `lookUp` finds for `v`, recorded for the field's value cache. */
