@@ -209,3 +209,36 @@ test('value caches: repeated values, numbers beside their text, long values and 
     assert.deepEqual(index.match(event).sort(), naive([...live], event).sort(), JSON.stringify(event));
   }
 });
+
+test('routes: keys in changing orders, nested objects and arrays, more distinct keys than are remembered', () => {
+  const sources = [
+    "sel:\n  a.b|contains: 'xy'\ncondition: sel",
+    "sel:\n  a.b.c: 1\ncondition: sel",
+    "sel:\n  K4500: 'v'\ncondition: sel",
+    "sel:\n  K7|startswith: 'v'\ncondition: sel",
+    "sel:\n  Some Key: 'v'\ncondition: sel",
+    "sel:\n  a|exists: true\nfilter:\n  K3: 'v'\ncondition: sel and not filter",
+    "keywords:\n  - 'zz'\ncondition: keywords",
+  ];
+  const rules = sources.map((text, i): [string, CompiledRule] => [`r${i}`, compile(rule(text))]);
+  const index = new RuleIndex<string>();
+  for (const [k, m] of rules) index.add(k, m);
+  const rnd = prng(11);
+  const value = (): unknown => ['v', 'vv', 'xyz', 'zz', 1, null][Math.floor(rnd() * 6)];
+  const nested = (): unknown => {
+    const o = rnd() < 0.5 ? { b: value(), c: value() } : { c: value(), b: rnd() < 0.3 ? { c: value() } : value() };
+    return rnd() < 0.3 ? [o, { b: value() }] : o;
+  };
+  for (let t = 0; t < 3000; t++) {
+    const entries: Array<[string, unknown]> = [];
+    // Few keys from a small set (remembered orders repeat), or many from a set larger than the route limit.
+    const pool = t % 3 === 0 ? 6000 : 10;
+    const count = t % 3 === 0 ? 40 : 1 + Math.floor(rnd() * 6);
+    for (let i = 0; i < count; i++) entries.push([`K${Math.floor(rnd() * pool)}`, value()]);
+    if (rnd() < 0.5) entries.push(['a', nested()]);
+    if (rnd() < 0.3) entries.push([rnd() < 0.5 ? 'Some Key' : 'SomeKey', value()]);
+    if (t % 500 === 0) entries.push(['K4500', 'v'], ['K7', 'vv']);
+    const event = Object.fromEntries(entries.sort(() => rnd() - 0.5));
+    assert.deepEqual(index.match(event).sort(), naive(rules, event).sort(), JSON.stringify(event));
+  }
+});

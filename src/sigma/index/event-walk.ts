@@ -1,43 +1,102 @@
-// Walking an event for the candidate index: every value the matcher's field accessors could find, with a
-// canonical field name. Promises (soundness): if the matcher's accessor for field F finds value v in the
-// event (see compile/field-access.ts: flat dotted keys, nested paths or any mix, arrays fanned out at any
-// level, keys with spaces matched with spaces removed), then the walk visits v with
-// `path === canonicalField(F)`. The walk may visit more (path, value) pairs than any accessor would; that
-// only weakens the index. Every primitive leaf (what keyword searches see) is visited at least once.
-// walkEvent also reports whether a top-level key holds a space (the accessors' spaced-key fallback uses it).
-export type LeafVisitor = (path: string, value: unknown) => void;
+// Walking an event for the candidate index: every value the matcher's field accessors could find, with the
+// record (a "route") of its canonical field name. Promises (soundness): if the matcher's accessor for field
+// F finds value v in the event (see compile/field-access.ts: flat dotted keys, nested paths or any mix,
+// arrays fanned out at any level, keys with spaces matched with spaces removed), then the walk visits v
+// with the route made for `canonicalField(F)`. The walk may visit more (path, value) pairs than any
+// accessor would; that only weakens the index. Every primitive leaf (what keyword searches see) is visited
+// at least once. `walk` also reports whether a top-level key holds a space (the accessors' spaced-key
+// fallback uses it).
+//
+// Routes live in a trie of keys, so nested events need no path strings, and each node remembers the key
+// that followed it last time (events of one kind list their keys in one order), so most keys are found
+// by comparing two interned strings instead of a Map lookup. Beyond `limit` nodes, routes are made per
+// visit and not remembered (`make` is told so).
 
 /** Index-side field names: spaces removed (the accessor's fallback compares keys without spaces). */
 export function canonicalField(field: string): string {
   return field.includes(' ') ? field.replace(/ /g, '') : field;
 }
 
-function visitValue(path: string, v: unknown, visit: LeafVisitor): void {
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) visitValue(path, v[i], visit);
-    return;
-  }
-  visit(path, v);
-  if (typeof v === 'object' && v !== null) walkObject(v as Record<string, unknown>, path, visit);
+interface Node<R> {
+  readonly key: string;
+  readonly path: string;
+  readonly route: R;
+  readonly spaced: boolean;
+  children: Map<string, Node<R>> | null;
+  /** The node of the key that followed this one in its object last time. */
+  next: Node<R> | null;
+  /** The node of the first key of this value's object last time. */
+  first: Node<R> | null;
 }
 
-/** Visits the object's values; true when some key (enumerated by for…in) holds a space. */
-function walkObject(node: Record<string, unknown>, prefix: string, visit: LeafVisitor): boolean {
-  let spaced = false;
-  for (const k in node) {
-    const hasSpace = k.includes(' ');
-    if (hasSpace) spaced = true;
-    const v = node[k];
-    if (v === undefined || typeof v === 'function') continue;
-    const key = hasSpace ? k.replace(/ /g, '') : k;
-    visitValue(prefix === '' ? key : `${prefix}.${key}`, v, visit);
-  }
-  return spaced;
-}
+export type RouteVisitor<R> = (route: R, value: unknown) => void;
 
-/** Visit every (canonical path, value) of an event: objects and null included, arrays expanded. Returns
- * true when some top-level key of the event holds a space. */
-export function walkEvent(event: object, visit: LeafVisitor): boolean {
-  if (Array.isArray(event)) for (const m of event) if (typeof m === 'object' && m !== null) walkEvent(m as object, visit);
-  return walkObject(event as Record<string, unknown>, '', visit);
+export class FieldRoutes<R> {
+  private root = new Map<string, Node<R>>();
+  private rootFirst: Node<R> | null = null;
+  private count = 0;
+
+  constructor(
+    private readonly make: (path: string, remembered: boolean) => R,
+    private readonly limit: number,
+  ) {}
+
+  /** Forget every route (they are made again as keys are met). */
+  clear(): void {
+    this.root = new Map();
+    this.rootFirst = null;
+    this.count = 0;
+  }
+
+  /** Visit every (route, value) of an event: objects and null included, arrays expanded. Returns true when
+   * some top-level key of the event holds a space. */
+  walk(event: object, visit: RouteVisitor<R>): boolean {
+    if (Array.isArray(event)) for (const m of event) if (typeof m === 'object' && m !== null) this.walk(m as object, visit);
+    return this.walkObject(event as Record<string, unknown>, null, visit);
+  }
+
+  private walkObject(node: Record<string, unknown>, parent: Node<R> | null, visit: RouteVisitor<R>): boolean {
+    let spaced = false;
+    let prev: Node<R> | null = null;
+    for (const k in node) {
+      const v = node[k];
+      if (v === undefined || typeof v === 'function') continue;
+      let n: Node<R> | null = prev !== null ? prev.next : parent !== null ? parent.first : this.rootFirst;
+      if (n === null || n.key !== k) {
+        n = this.child(parent, k);
+        if (prev !== null) prev.next = n;
+        else if (parent !== null) parent.first = n;
+        else this.rootFirst = n;
+      }
+      if (n.spaced) spaced = true;
+      this.visitValue(n, v, visit);
+      prev = n;
+    }
+    return spaced;
+  }
+
+  private visitValue(n: Node<R>, v: unknown, visit: RouteVisitor<R>): void {
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) this.visitValue(n, v[i], visit);
+      return;
+    }
+    visit(n.route, v);
+    if (typeof v === 'object' && v !== null) this.walkObject(v as Record<string, unknown>, n, visit);
+  }
+
+  private child(parent: Node<R> | null, key: string): Node<R> {
+    const map = parent === null ? this.root : parent.children;
+    const known = map?.get(key);
+    if (known !== undefined) return known;
+    const name = canonicalField(key);
+    const path = parent === null ? name : `${parent.path}.${name}`;
+    const remember = this.count < this.limit;
+    const n: Node<R> = { key, path, route: this.make(path, remember), spaced: name !== key, children: null, next: null, first: null };
+    if (remember) {
+      this.count++;
+      if (parent === null) this.root.set(key, n);
+      else (parent.children ??= new Map()).set(key, n);
+    }
+    return n;
+  }
 }

@@ -19,7 +19,7 @@
 import type { CompiledRule } from '../compile/matcher.js';
 import { rememberNoSpacedKeys } from '../compile/field-access.js';
 import { asString } from '../compile/value-tests.js';
-import { canonicalField, walkEvent } from './event-walk.js';
+import { canonicalField, FieldRoutes } from './event-walk.js';
 import { FieldPostings, PatternSet } from './field-postings.js';
 import type { Postings } from './field-postings.js';
 import { decidedByIndex } from './exact-keywords.js';
@@ -45,8 +45,8 @@ function evaluate<K>(e: Entry<K>, event: object): boolean {
   return e.memo !== null ? e.memo.match(event) : e.rule.match(event);
 }
 
-/** Field names whose route is remembered; beyond, fields are looked up per value and keyword-only fields
- * get no scan cache (events with that many distinct keys are not the repetitive telemetry caches help). */
+/** Field names whose route is remembered; beyond, routes are made per value and get no value cache
+ * (events with that many distinct keys are not the repetitive telemetry caches help). */
 const MAX_ROUTES = 4096;
 
 const NOTHING = new Int32Array(0);
@@ -77,7 +77,10 @@ export class RuleIndex<K = string> {
   private readonly anySubs = new PatternSet();
   /** What the walk needs to know of each field name it met: its postings and its value cache. Cleared
    * whenever a field gains or loses its postings. */
-  private readonly routes = new Map<string, Route>();
+  private readonly routes = new FieldRoutes<Route>(
+    (path, remembered) => ({ postings: this.fields.get(path), cache: remembered ? new ValueCache() : undefined }),
+    MAX_ROUTES,
+  );
   private anyVersion = 0;
   private readonly always = new Set<number>();
   /** Rules keyed by the presence of the fields they read that match an event holding none of them. */
@@ -249,7 +252,7 @@ export class RuleIndex<K = string> {
     this.hits.length = 0;
     this.epoch++;
     // The walk enumerated the event's keys: the matcher's field accessors need not do it again.
-    if (!walkEvent(event, this.onValue)) rememberNoSpacedKeys(event);
+    if (!this.routes.walk(event, this.onValue)) rememberNoSpacedKeys(event);
   }
 
   private mark(posting: number): void {
@@ -327,17 +330,7 @@ export class RuleIndex<K = string> {
     return this.found.length ? Int32Array.from(this.found) : NOTHING;
   }
 
-  /** The route of a field name not met since the last change of fields (remembered up to MAX_ROUTES). */
-  private route(path: string): Route {
-    const postings = this.fields.get(path);
-    const remember = this.routes.size < MAX_ROUTES;
-    const route = { postings, cache: remember ? new ValueCache() : undefined };
-    if (remember) this.routes.set(path, route);
-    return route;
-  }
-
-  private readonly onValue = (path: string, value: unknown): void => {
-    const route = this.routes.get(path) ?? this.route(path);
+  private readonly onValue = (route: Route, value: unknown): void => {
     const fp = route.postings;
     if (fp !== undefined && fp.present.length !== 0) this.markAll(fp.present);
     if (value === null || typeof value === 'object' || (fp === undefined && this.anySubs.size === 0)) return;
