@@ -156,12 +156,12 @@ test('random add/remove sequences agree with a plain map of rules', () => {
 for (const [name, Scanner] of [['Aho-Corasick', AhoCorasick], ['q-gram scanner', GramScanner]] as const) {
 test(`${name} finds every pattern occurrence (brute force comparison, thousands of patterns, non-ASCII)`, () => {
   const rnd = prng(3);
-  const alphabet = 'abAB\\.é🙂ΣσİK\u212a';
+  const alphabet = 'abAB\\.é🙂ΣσİK\u212agZ!0-';
   const word = (n: number): string => Array.from({ length: n }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join('');
   const patterns = [...new Set(Array.from({ length: 4000 }, () => word(1 + Math.floor(rnd() * 12)).toLowerCase()))];
   const ac = new Scanner(patterns);
   for (let t = 0; t < 600; t++) {
-    const text = t % 2 ? word(Math.floor(rnd() * 60)) : word(Math.floor(rnd() * 60)).replace(/[^abAB.\\]/g, 'x');
+    const text = t % 2 ? word(Math.floor(rnd() * 60)) : word(Math.floor(rnd() * 60)).replace(/[^abAB.\\gZ!0-]/g, 'x');
     const got = new Set<number>();
     ac.scan(text, t, (p) => got.add(p));
     const lower = text.toLowerCase();
@@ -170,6 +170,24 @@ test(`${name} finds every pattern occurrence (brute force comparison, thousands 
   }
 });
 }
+
+test('q-gram scanner: texts are skipped only when they hold none of the few patterns (key characters and pairs)', () => {
+  const rnd = prng(9);
+  const alphabet = 'abAB01-.:{}gZ!';
+  const word = (n: number): string => Array.from({ length: n }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join('');
+  for (let round = 0; round < 300; round++) {
+    const patterns = [...new Set(Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => word(1 + Math.floor(rnd() * 4)).toLowerCase()))];
+    const scanner = new GramScanner(patterns);
+    for (let t = 0; t < 40; t++) {
+      const text = word(Math.floor(rnd() * 24));
+      const got: number[] = [];
+      scanner.scan(text, round * 100 + t + 1, (p) => got.push(p));
+      const lower = text.toLowerCase();
+      const want = patterns.map((p, i) => (lower.includes(p) ? i : -1)).filter((i) => i >= 0);
+      assert.deepEqual(got.sort((a, b) => a - b), want, `${JSON.stringify(patterns)} in ${text}`);
+    }
+  }
+});
 
 test('value caches: repeated values, numbers beside their text, long values and changing postings stay exact', () => {
   const rnd = prng(5);

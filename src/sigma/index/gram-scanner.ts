@@ -4,7 +4,8 @@
 // L1-resident table of anchor-final character pairs, through a hashed bitmap, and verifies the anchored
 // patterns only on a bitmap hit. Patterns with non-ASCII characters go to an Aho-Corasick automaton that
 // only runs on texts that contain non-ASCII characters (an ASCII text can never contain them, its
-// lowercase form being ASCII too).
+// lowercase form being ASCII too). Before all that, one cheap pass over the text looks for the patterns'
+// key characters (rare in machine-made values), so GUIDs, times and hashes are mostly not scanned at all.
 // Promises: `scan(text, stamp, report)` calls `report(p)` for every pattern p (given lowercased) that
 // occurs in `text.toLowerCase()`, exactly once per stamp (any number but -1); an ASCII text is folded on
 // the fly without allocating, any other text is lowercased with toLowerCase first, so the folding equals
@@ -24,6 +25,15 @@ const MAX_ANCHOR_CHOICES = 12;
 
 /** ASCII lowercase table. */
 const FOLD = Uint8Array.from({ length: 128 }, (_, c) => (c >= 65 && c <= 90 ? c + 32 : c));
+
+/** How common a (lowercase) character is in machine-made values (GUIDs, hashes, times, numbers, paths):
+ * each pattern's key character is its least common one, so that such values seldom hold any key. */
+function commonness(c: number): number {
+  if (c >= 48 && c <= 57) return 4; // digits
+  if (c >= 97 && c <= 102) return 3; // hex letters
+  if ('-:.{}\\/_ ,='.includes(String.fromCharCode(c))) return 2;
+  return c >= 103 && c <= 122 ? 0 : 1; // other letters, other characters
+}
 
 /** The raw ASCII codes that fold to the (lowercase) code c. */
 function caseVariants(c: number): number[] {
@@ -75,6 +85,11 @@ export class GramScanner {
   /** Patterns of one character by code, of two characters by (first << 7 | second); lowercase codes. */
   private readonly singles: Array<Int32Array | undefined> = new Array<Int32Array | undefined>(128).fill(undefined);
   private readonly doubles = new Map<number, Int32Array>();
+  /** Keys: every ASCII pattern holds one of its characters or, when all of them are common in
+   * machine-made values, a pair of adjacent characters (lowercase codes, pairs by first << 7 | second), so
+   * an ASCII text in which no key occurs (folded) holds no pattern and is not scanned. */
+  private readonly keys = new Uint8Array(128);
+  private readonly keyPairs = new Uint8Array(1 << 14);
   /** Bit 0: some anchor of length 4; bit 1: some anchor of length 8. */
   private long = 0;
   private readonly wide: AhoCorasick | null;
@@ -120,6 +135,7 @@ export class GramScanner {
     const anchors: Array<[number, number, number]> = []; // pattern, hash, end offset
     for (const i of ascii) {
       const p = patterns[i];
+      this.addKey(p);
       const q = anchorLength(p.length);
       const hs = hashes.get(i) as number[];
       let best = 0;
@@ -176,11 +192,42 @@ export class GramScanner {
 
   /** Report every pattern occurring in text.toLowerCase(), each once per `stamp` (new for every event). */
   scan(text: string, stamp: number, report: (pattern: number) => void): void {
+    if (!this.mayHold(text)) return;
     if (!this.scanAscii(text, stamp, report)) {
       const lower = text.toLowerCase();
       this.scanAscii(lower, stamp, report, true);
       if (this.wide) this.wide.scan(lower, stamp, (k) => this.hit(this.wideIds[k], stamp, report));
     }
+  }
+
+  /** Key a pattern (see `keys`) on its least common character, or on its least common pair. */
+  private addKey(p: string): void {
+    let key = p.charCodeAt(0);
+    for (let k = 1; k < p.length; k++) if (commonness(p.charCodeAt(k)) < commonness(key)) key = p.charCodeAt(k);
+    if (commonness(key) < 2 || p.length === 1) {
+      this.keys[key] = 1;
+      return;
+    }
+    let at = 1;
+    const cost = (k: number): number => commonness(p.charCodeAt(k - 1)) + commonness(p.charCodeAt(k));
+    for (let k = 2; k < p.length; k++) if (cost(k) < cost(at)) at = k;
+    this.keyPairs[(p.charCodeAt(at - 1) << 7) | p.charCodeAt(at)] = 1;
+  }
+
+  /** False when `text` is ASCII and holds no key: then it holds no pattern (ASCII patterns hold their key,
+   * and the lowercase of an ASCII text is ASCII, so it cannot hold the others). */
+  private mayHold(text: string): boolean {
+    const keys = this.keys;
+    const keyPairs = this.keyPairs;
+    let prev = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 128) return true;
+      const f = FOLD[c];
+      if (keys[f] !== 0 || keyPairs[(prev << 7) | f] !== 0) return true;
+      prev = f;
+    }
+    return false;
   }
 
   private hit(p: number, stamp: number, report: (pattern: number) => void): void {

@@ -16,7 +16,8 @@ const PROBES = 8;
 
 export type CachedValue = string | number | boolean | bigint;
 
-/** Home slot of a value. Strings are hashed on their length and at most 16 characters spread over them:
+/** Home slot of a value. Strings are hashed on their length and at most 24 characters (the last 12 and
+ * 12 spread over the rest):
  * the values of an event are new strings whose full hash V8 would compute on every Map lookup, while
  * values of one field that differ only between the sampled characters merely share a neighbourhood
  * (lookups compare with ===, so the hash decides speed only, never the result). */
@@ -25,10 +26,12 @@ function home(v: string | number | boolean): number {
   if (typeof v === 'string') {
     const n = v.length;
     h = Math.imul(n, 0x9e3779b1);
-    if (n <= 16) for (let i = 0; i < n; i++) h = Math.imul(h ^ v.charCodeAt(i), 0x01000193);
+    if (n <= 24) for (let i = 0; i < n; i++) h = Math.imul(h ^ v.charCodeAt(i), 0x01000193);
     else {
-      for (let i = 0; i < 12; i++) h = Math.imul(h ^ v.charCodeAt((i * n) >> 4), 0x01000193);
-      for (let i = n - 4; i < n; i++) h = Math.imul(h ^ v.charCodeAt(i), 0x01000193);
+      // Values of one field mostly differ towards their end (file names, numbers, suffixes).
+      const head = n - 12;
+      for (let i = 0; i < 12; i++) h = Math.imul(h ^ v.charCodeAt(((i * head) / 12) | 0), 0x01000193);
+      for (let i = head; i < n; i++) h = Math.imul(h ^ v.charCodeAt(i), 0x01000193);
     }
   } else if (typeof v === 'number') h = Math.imul((v | 0) ^ ((v / 4294967296) | 0), 0x85ebca6b) ^ 0x5bd1e995;
   else h = v ? 0x27d4eb2f : 0x165667b1;
