@@ -1,9 +1,11 @@
 // Case-insensitive equals/prefix/suffix fold ASCII in place instead of lowercasing the value: checked
 // against the definition (String.prototype.toLowerCase of the whole value) on seeded random strings built
 // from characters whose lowercase is special (U+0130 grows, KELVIN SIGN folds to ASCII, final sigma
-// depends on context, astral letters, German sharp s).
+// depends on context, astral letters, German sharp s). Grouped prefix/suffix sets agree with testing each
+// literal.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { AffixSet } from '../../src/sigma/compile/affix-set.js';
 import { compileString } from '../../src/sigma/compile/string-match.js';
 import { ANY } from '../../src/sigma/detection/sigma-string.js';
 import type { StrPart } from '../../src/sigma/ir.js';
@@ -51,4 +53,20 @@ test('folding in place: the characters whose lowercase is special', () => {
   assert.equal(compileString(['c:\\', ANY], false)('C:\\Windows'), true);
   assert.equal(compileString(['c:\\windows', ANY], false)('C:\\'), false);
   assert.equal(compileString([ANY, 'i\u0307'], false)('x\u0130'), true);
+});
+
+test('prefix and suffix sets agree with testing every literal', () => {
+  const rnd = prng(21);
+  for (let round = 0; round < 400; round++) {
+    const lits = Array.from({ length: 4 + Math.floor(rnd() * 30) }, () => randomText(rnd, 12));
+    const prefixes = new AffixSet(lits, false);
+    const suffixes = new AffixSet(lits, true);
+    for (let t = 0; t < 30; t++) {
+      // Values often start or end with one of the literals.
+      const lit = lits[Math.floor(rnd() * lits.length)];
+      const s = t % 3 === 0 ? randomText(rnd, 16) : t % 3 === 1 ? lit + randomText(rnd, 6) : randomText(rnd, 6) + lit;
+      assert.equal(prefixes.test(s), lits.some((l) => s.startsWith(l)), `${JSON.stringify(lits)} prefix of ${s}`);
+      assert.equal(suffixes.test(s), lits.some((l) => s.endsWith(l)), `${JSON.stringify(lits)} suffix of ${s}`);
+    }
+  }
 });
