@@ -171,19 +171,25 @@ test(`${name} finds every pattern occurrence (brute force comparison, thousands 
 });
 }
 
-test('q-gram scanner: texts are skipped only when they hold none of the few patterns (key characters and pairs)', () => {
+test('q-gram scanner: few patterns, placed anywhere, at the start or at the end (key filter, placements)', () => {
   const rnd = prng(9);
   const alphabet = 'abAB01-.:{}gZ!';
   const word = (n: number): string => Array.from({ length: n }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join('');
-  for (let round = 0; round < 300; round++) {
-    const patterns = [...new Set(Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => word(1 + Math.floor(rnd() * 4)).toLowerCase()))];
-    const scanner = new GramScanner(patterns);
+  const occurs = (text: string, p: string, at: number): boolean => (at === 0 ? text.includes(p) : at === 1 ? text.startsWith(p) : text.endsWith(p));
+  for (let round = 0; round < 400; round++) {
+    // The same text may come with several placements.
+    const patterns = Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => word(1 + Math.floor(rnd() * 4)).toLowerCase());
+    if (rnd() < 0.3) patterns.push(patterns[0]);
+    const placement = patterns.map(() => Math.floor(rnd() * 3));
+    const scanner = new GramScanner(patterns, placement);
     for (let t = 0; t < 40; t++) {
-      const text = word(Math.floor(rnd() * 24));
+      // Texts often start or end with a pattern, or hold it in the middle.
+      const p = patterns[Math.floor(rnd() * patterns.length)];
+      const text = [word(Math.floor(rnd() * 24)), p + word(3), word(3) + p, word(2) + p + word(2)][t % 4];
       const got: number[] = [];
-      scanner.scan(text, round * 100 + t + 1, (p) => got.push(p));
+      scanner.scan(text, round * 100 + t + 1, (k) => got.push(k));
       const lower = text.toLowerCase();
-      const want = patterns.map((p, i) => (lower.includes(p) ? i : -1)).filter((i) => i >= 0);
+      const want = patterns.map((q, i) => (occurs(lower, q, placement[i]) ? i : -1)).filter((i) => i >= 0);
       assert.deepEqual(got.sort((a, b) => a - b), want, `${JSON.stringify(patterns)} in ${text}`);
     }
   }
@@ -201,6 +207,10 @@ test('value caches: repeated values, numbers beside their text, long values and 
     ...Array.from({ length: 6 }, () => `keywords:\n  - '${word(2)}'\ncondition: keywords`),
     "keywords:\n  - 1\ncondition: keywords",
     "sel:\n  F|contains: 'zq'\ncondition: sel",
+    "sel:\n  F|startswith: 'ab'\ncondition: sel",
+    "sel:\n  F|endswith: 'xq'\ncondition: sel",
+    "sel:\n  F: 'xx*x?'\ncondition: sel",
+    "sel:\n  H: '?b*é1'\ncondition: sel",
   ];
   const rules = sources.map((text, i): [string, CompiledRule] => [`r${i}`, compile(rule(text))]);
   const index = new RuleIndex<string>();

@@ -1,8 +1,10 @@
-// Per-field posting lists of the candidate index: exact values (a Map), substrings (a q-gram scanner with
-// an Aho-Corasick fallback for non-ASCII patterns) and presence. A posting is an integer `slot * 4 + clause`
+// Per-field posting lists of the candidate index: exact values (a Map), substrings, anchored or not (a
+// q-gram scanner with an Aho-Corasick fallback for non-ASCII patterns) and presence. A posting is an integer `slot * 4 + clause`
 // naming one clause of one rule. Promises: `add`/`remove` are O(postings touched) and never rebuild
 // anything; a field's scanner is rebuilt at most once per change, when it is next needed.
 import { GramScanner } from './gram-scanner.js';
+import { ANYWHERE } from './witness.js';
+import type { Placement } from './witness.js';
 
 export type Postings = number[];
 
@@ -23,7 +25,13 @@ export function canOccurInNumber(p: string): boolean {
 }
 
 /** Substring patterns with their postings, compiled to an automaton on demand. */
+/** A pattern's key in a PatternSet: its placement (witness.ts: anywhere, start, end), ':', its text. */
+function patternKey(pattern: string, at: Placement): string {
+  return `${at}:${pattern}`;
+}
+
 export class PatternSet {
+  /** Postings by pattern key (patternKey). */
   readonly patterns = new Map<string, Postings>();
   private automaton: GramScanner | null = null;
   /** Postings of each pattern of the compiled scanner, by pattern number. */
@@ -33,15 +41,16 @@ export class PatternSet {
   /** Whether some pattern of the compiled scanner can occur in the decimal text of a number. */
   numeric = false;
 
-  add(pattern: string, posting: number): void {
-    const list = this.patterns.get(pattern);
+  add(pattern: string, posting: number, at: Placement = ANYWHERE): void {
+    const key = patternKey(pattern, at);
+    const list = this.patterns.get(key);
     if (list) list.push(posting);
-    else this.patterns.set(pattern, [posting]);
+    else this.patterns.set(key, [posting]);
     this.dirty = true;
   }
 
-  remove(pattern: string, posting: number): void {
-    if (removePosting(this.patterns, pattern, posting)) this.dirty = true;
+  remove(pattern: string, posting: number, at: Placement = ANYWHERE): void {
+    if (removePosting(this.patterns, patternKey(pattern, at), posting)) this.dirty = true;
   }
 
   get size(): number {
@@ -55,8 +64,10 @@ export class PatternSet {
       for (const [p, l] of this.patterns) merged.set(p, l);
       if (extra) for (const [p, l] of extra.patterns) merged.set(p, merged.has(p) ? [...(merged.get(p) as Postings), ...l] : l);
       this.payload = [...merged.values()];
-      this.numeric = [...merged.keys()].some(canOccurInNumber);
-      this.automaton = merged.size ? new GramScanner([...merged.keys()]) : null;
+      const keys = [...merged.keys()];
+      const texts = keys.map((k) => k.slice(2));
+      this.numeric = texts.some(canOccurInNumber);
+      this.automaton = merged.size ? new GramScanner(texts, keys.map((k) => Number(k[0]) as Placement)) : null;
       this.dirty = false;
       this.extraVersion = extraVersion;
     }

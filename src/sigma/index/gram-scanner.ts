@@ -7,9 +7,10 @@
 // lowercase form being ASCII too). Before all that, one cheap pass over the text looks for the patterns'
 // key characters (rare in machine-made values), so GUIDs, times and hashes are mostly not scanned at all.
 // Promises: `scan(text, stamp, report)` calls `report(p)` for every pattern p (given lowercased) that
-// occurs in `text.toLowerCase()`, exactly once per stamp (any number but -1); an ASCII text is folded on
-// the fly without allocating, any other text is lowercased with toLowerCase first, so the folding equals
-// the matcher's.
+// occurs in `text.toLowerCase()` where its placement says (anywhere, at the start or at the end; patterns
+// with non-ASCII characters: anywhere), and for no other ASCII pattern, exactly once per stamp (any
+// number but -1); an ASCII text is folded on the fly without allocating, any other text is lowercased
+// with toLowerCase first, so the folding equals the matcher's.
 import { AhoCorasick } from './aho-corasick.js';
 
 function isAscii(s: string): boolean {
@@ -96,8 +97,13 @@ export class GramScanner {
   private readonly wideIds: number[];
   private readonly seen: Float64Array;
 
-  constructor(patterns: readonly string[]) {
+  /** Where each pattern must occur (witness.ts placements: anywhere, start, end). Patterns with non-ASCII
+   * characters are reported wherever they occur (more reports only weaken the index). */
+  private readonly placedAt: Uint8Array;
+
+  constructor(patterns: readonly string[], placement?: readonly number[]) {
     this.patterns = patterns;
+    this.placedAt = placement ? Uint8Array.from(placement) : new Uint8Array(patterns.length);
     this.patternCount = patterns.length;
     this.seen = new Float64Array(patterns.length).fill(-1);
     const ascii: number[] = [];
@@ -291,14 +297,20 @@ export class GramScanner {
     }
   }
 
+  /** Whether an occurrence of pattern p at `start` is where the pattern must occur. */
+  private placed(p: number, start: number, length: number, textLength: number): boolean {
+    const at = this.placedAt[p];
+    return at === 0 || (at === 1 ? start === 0 : start + length === textLength);
+  }
+
   /** Patterns (all of the same length) that would start at text[start]. */
   private verifyList(list: Int32Array, text: string, start: number, stamp: number, report: (pattern: number) => void): void {
     for (let k = 0; k < list.length; k++) {
       const p = list[k];
       if (this.seen[p] === stamp) continue;
       const pat = this.patterns[p];
-      let ok = true;
-      for (let j = 0; j < pat.length; j++) {
+      let ok = this.placed(p, start, pat.length, text.length);
+      for (let j = 0; ok && j < pat.length; j++) {
         let c = text.charCodeAt(start + j);
         if (c >= 65 && c <= 90) c += 32;
         if (c !== pat.charCodeAt(j)) ok = false;
@@ -323,7 +335,7 @@ export class GramScanner {
       if (this.seen[p] === stamp) continue;
       const pat = this.patterns[p];
       const start = end - pairs[k + 1];
-      if (start < 0 || start + pat.length > text.length) continue;
+      if (start < 0 || start + pat.length > text.length || !this.placed(p, start, pat.length, text.length)) continue;
       let ok = true;
       for (let j = 0; j < pat.length; j++) {
         let c = text.charCodeAt(start + j);

@@ -240,8 +240,8 @@ export class RuleIndex<K = string> {
     } else if (atom.kind === 'exact') {
       if (add) fp.addExact(atom.value, posting);
       else fp.removeExact(atom.value, posting);
-    } else if (add) fp.subs.add(atom.value, posting);
-    else fp.subs.remove(atom.value, posting);
+    } else if (add) fp.subs.add(atom.value, posting, atom.at);
+    else fp.subs.remove(atom.value, posting, atom.at);
     if (!add && fp.empty) {
       this.fields.delete(name);
       this.routes.clear();

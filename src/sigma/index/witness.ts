@@ -6,7 +6,8 @@
 // atoms holds:
 // - `exact(field, v)`: some primitive value found at `field` has `lower(asString(value)) === v`;
 // - `sub(field, v)`:   some primitive value found at `field` has `lower(asString(value))` containing `v`
-//                      (`field: null` = any leaf of the event, for keyword searches);
+//                      (`field: null` = any leaf of the event, for keyword searches); with `at: START`
+//                      (`at: END`) it starts (ends) with `v`;
 // - `present(field)`:  some value (null and objects included) is found at `field`.
 // `lower` is String.prototype.toLowerCase on the whole value, the same folding the matcher applies.
 // Whenever the analysis is unsure it answers "no constraint" (null) instead of a stronger statement: nodes
@@ -16,9 +17,15 @@ import { ANY, ONE } from '../detection/sigma-string.js';
 import type { IRNode, Test } from '../ir.js';
 import { regexLiterals } from './regex-literals.js';
 
+/** Where a substring atom's value must occur: anywhere, at the start or at the end of the value. */
+export const ANYWHERE = 0;
+export const START = 1;
+export const END = 2;
+export type Placement = typeof ANYWHERE | typeof START | typeof END;
+
 export type Atom =
   | { kind: 'exact'; field: string; value: string }
-  | { kind: 'sub'; field: string | null; value: string }
+  | { kind: 'sub'; field: string | null; value: string; at?: Placement }
   | { kind: 'present'; field: string };
 
 /** A disjunction of atoms (never empty). */
@@ -47,9 +54,13 @@ export function clauseCost(c: Clause): number {
   return s;
 }
 
-function longestLiteral(parts: Array<string | typeof ANY | typeof ONE>): string {
-  let best = '';
-  for (const p of parts) if (typeof p === 'string' && p.length > best.length) best = p;
+/** Index of the (first) longest literal part, -1 when there is none. */
+function longestLiteral(parts: Array<string | typeof ANY | typeof ONE>): number {
+  let best = -1;
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    if (typeof p === 'string' && p.length > 0 && (best < 0 || p.length > (parts[best] as string).length)) best = i;
+  }
   return best;
 }
 
@@ -59,12 +70,17 @@ function testAtoms(field: string | null, test: Test): Atom[] | null {
     case 'str': {
       const wild = test.parts.some((p) => p === ANY || p === ONE);
       if (!wild && field !== null) return [{ kind: 'exact', field, value: test.parts.length ? (test.parts[0] as string).toLowerCase() : '' }];
-      const lit = longestLiteral(test.parts);
+      const at = longestLiteral(test.parts);
+      const lit = at < 0 ? '' : (test.parts[at] as string);
       // A keyword literal shorter than MIN_KEYWORD holds on nearly every event and would only slow down
       // the scan of every value: such a rule is better evaluated always.
       if (field === null && lit.length < MIN_KEYWORD) return null;
       // Cased substrings are not sound under whole-value lowercasing (context-dependent case mappings).
-      if (lit && !test.cased) return [{ kind: 'sub', field, value: lit.toLowerCase() }];
+      if (lit && !test.cased) {
+        // The glob holds on the lowercased value, so a leading (trailing) literal starts (ends) it.
+        const placed = field === null ? ANYWHERE : at === 0 ? START : at === test.parts.length - 1 ? END : ANYWHERE;
+        return [placed === ANYWHERE ? { kind: 'sub', field, value: lit.toLowerCase() } : { kind: 'sub', field, value: lit.toLowerCase(), at: placed }];
+      }
       return field === null ? null : [{ kind: 'present', field }];
     }
     case 'num':
@@ -121,7 +137,7 @@ function dedupe(atoms: Atom[]): Atom[] {
       values = new Set();
       byField.set(a.field, values);
     }
-    const v = a.kind === 'present' ? '' : a.value;
+    const v = a.kind === 'present' ? '' : a.kind === 'sub' && a.at ? `${a.at}\u0000${a.value}` : a.value;
     if (values.has(v)) continue;
     values.add(v);
     out.push(a);
