@@ -14,6 +14,11 @@ function naive(rules: Array<[string, CompiledRule]>, event: object): string[] {
   return rules.filter(([, m]) => m.match(event)).map(([k]) => k);
 }
 
+/** Detections compiled as rules keyed r0, r1, … */
+function keyedRules(detections: string[]): Array<[string, CompiledRule]> {
+  return detections.map((text, i) => [`r${i}`, compile(rule(text))]);
+}
+
 function differential(preset: string, variantsPerEvent: number, seed: number): void {
   const loaded = corpusRules(preset);
   const rules: Array<[string, CompiledRule]> = loaded.map((r) => [r.path, r.matcher]);
@@ -212,7 +217,7 @@ test('value caches: repeated values, numbers beside their text, long values and 
     "sel:\n  F: 'xx*x?'\ncondition: sel",
     "sel:\n  H: '?b*é1'\ncondition: sel",
   ];
-  const rules = sources.map((text, i): [string, CompiledRule] => [`r${i}`, compile(rule(text))]);
+  const rules = keyedRules(sources);
   const index = new RuleIndex<string>();
   const live = new Map<string, CompiledRule>();
   // Few distinct values (the caches stay on and answer), some longer than any cached key, numbers and
@@ -248,7 +253,7 @@ test('routes: keys in changing orders, nested objects and arrays, more distinct 
     "sel:\n  a|exists: true\nfilter:\n  K3: 'v'\ncondition: sel and not filter",
     "keywords:\n  - 'zz'\ncondition: keywords",
   ];
-  const rules = sources.map((text, i): [string, CompiledRule] => [`r${i}`, compile(rule(text))]);
+  const rules = keyedRules(sources);
   const index = new RuleIndex<string>();
   for (const [k, m] of rules) index.add(k, m);
   const rnd = prng(11);
