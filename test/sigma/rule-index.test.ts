@@ -8,6 +8,7 @@ import { RuleIndex, compileRule, getPreset, parseRule } from '../../src/sigma/in
 import type { CompiledRule } from '../../src/sigma/index.js';
 import { AhoCorasick } from '../../src/sigma/index/aho-corasick.js';
 import { GramScanner } from '../../src/sigma/index/gram-scanner.js';
+import { hasDetectionWitness, requirementOf } from '../../src/sigma/index/witness.js';
 import { corpusRules, prng, regressionEvents, variant } from './index-helpers.js';
 
 function naive(rules: Array<[string, CompiledRule]>, event: object): string[] {
@@ -274,4 +275,37 @@ test('routes: keys in changing orders, nested objects and arrays, more distinct 
     const event = Object.fromEntries(entries.sort(() => rnd() - 0.5));
     assert.deepEqual(index.match(event).sort(), naive(rules, event).sort(), JSON.stringify(event));
   }
+});
+
+test('under logsource conditions a rule keeps witnesses of its own detection, emoji included', () => {
+  const thor = (detection: string): CompiledRule => {
+    const p = parseRule(rule(detection).replace('{product: windows}', '{product: windows, category: process_creation}'));
+    assert.ok(p.ok, JSON.stringify(p));
+    const c = compileRule(p.rule, getPreset('windows-thor'));
+    assert.ok(c.ok, JSON.stringify(c));
+    return c.matcher;
+  };
+  // Clauses made only of the detection's atoms (the Sysmon and the Security mapping of one test).
+  const own = (m: CompiledRule, fields: string[]): boolean => {
+    const req = requirementOf(m.ir);
+    return Array.isArray(req) && req.some((clause) => clause.every((a) => a.kind === 'sub' && fields.includes(a.field as string)));
+  };
+  const emoji = thor("sel:\n  CommandLine|contains: ['😀', '🙂']\ncondition: sel");
+  assert.ok(own(emoji, ['CommandLine']));
+  const images = thor("sel:\n  Image|endswith: ['\\\\a.exe', '\\\\b.exe']\nfilter:\n  ParentImage: 'C:\\\\x.exe'\ncondition: sel and not filter");
+  assert.ok(own(images, ['Image', 'NewProcessName']));
+  // A rule with nothing of its own to index is routed by its log source and memoised; both stay exact.
+  const filtersOnly = thor("filter:\n  Image|contains: '\\\\'\ncondition: not filter");
+  assert.equal(hasDetectionWitness(filtersOnly.ir), false);
+  const index = new RuleIndex<string>();
+  const rules: Array<[string, CompiledRule]> = [['emoji', emoji], ['images', images], ['filters', filtersOnly]];
+  for (const [k, m] of rules) index.add(k, m);
+  const events = [
+    { Channel: 'Microsoft-Windows-Sysmon/Operational', EventID: 1, Image: 'C:\\a.exe', CommandLine: 'x 😀', ParentImage: 'C:\\y.exe' },
+    { Channel: 'Security', EventID: 4688, NewProcessName: 'C:\\b.exe', CommandLine: 'x', ParentProcessName: 'C:\\x.exe' },
+    { Channel: 'Microsoft-Windows-Sysmon/Operational', EventID: 1, Image: 'System', CommandLine: '🙂' },
+    { Channel: 'Security', EventID: 4624, NewProcessName: 'C:\\b.exe' },
+  ];
+  for (let round = 0; round < 3; round++) for (const e of events) assert.deepEqual(index.match(e).sort(), naive(rules, e).sort(), JSON.stringify(e));
+  assert.ok(events.some((e) => index.match(e).length > 0));
 });

@@ -27,7 +27,7 @@ import { fieldsRead, RuleMemo } from './rule-memo.js';
 import type { Memo } from './rule-memo.js';
 import { ValueCache } from './value-cache.js';
 import type { CachedValue } from './value-cache.js';
-import { requirementOf } from './witness.js';
+import { hasDetectionWitness, requirementOf } from './witness.js';
 import type { Atom, Requirement } from './witness.js';
 
 interface Entry<K> {
@@ -113,7 +113,8 @@ export class RuleIndex<K = string> {
     const slot = this.freeSlots.length ? (this.freeSlots.pop() as number) : this.entries.length;
     this.ensureCapacity(slot + 1);
     let requirement = requirementOf(rule.ir);
-    const memo = requirement === null ? RuleMemo.of(rule) : null;
+    // Rules without a witness of their own are evaluated on every event of their log source: memoised.
+    const memo = requirement === null || (requirement !== 'never' && !hasDetectionWitness(rule.ir)) ? RuleMemo.of(rule) : null;
     const read = requirement === null ? fieldsRead(rule.ir) : null;
     if (read !== null && read.size > 0) {
       requirement = [[...read].map((field): Atom => ({ kind: 'present', field }))];

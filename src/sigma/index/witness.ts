@@ -104,10 +104,12 @@ function testAtoms(field: string | null, test: Test): Atom[] | null {
   }
 }
 
-/** A clause with its estimated cost while the analysis runs. */
+/** A clause with its estimated cost while the analysis runs, and whether it comes from the rule's own
+ * detection (inside a search identifier) rather than from the pipeline's logsource conditions. */
 interface Costed {
   atoms: Atom[];
   cost: number;
+  own: boolean;
 }
 
 /** Conditions outside any search identifier come from the pipeline (logsource routing: EventID, Channel…);
@@ -122,7 +124,7 @@ function matchClauses(node: Extract<IRNode, { t: 'match' }>, inSel: boolean): Co
     atoms.push(...a);
   }
   if (!atoms.length) return null;
-  return [{ atoms, cost: clauseCost(atoms) * (inSel ? 1 : PIPELINE_PENALTY) }];
+  return [{ atoms, cost: clauseCost(atoms) * (inSel ? 1 : PIPELINE_PENALTY), own: inSel }];
 }
 
 function dedupe(atoms: Atom[]): Atom[] {
@@ -167,13 +169,15 @@ function analyse(node: IRNode, inSel: boolean): null | 'never' | Costed[] {
     }
     case 'or': {
       // Any choice of one clause per alternative gives a valid clause (their union); clause t takes each
-      // alternative's t-th cheapest clause (or its last one).
+      // alternative's t-th cheapest clause (or its last one), the detection's own clauses first, so that
+      // unions pair like with like (a logsource alternative each: Sysmon's and Security's mapping of the
+      // same detection, and their conditions).
       const alts: Costed[][] = [];
       for (const child of node.of) {
         const r = analyse(child, inSel);
         if (r === 'never') continue;
         if (r === null) return null;
-        alts.push(r);
+        alts.push(r.some((c) => !c.own) ? [...r.filter((c) => c.own), ...r.filter((c) => !c.own)] : r);
       }
       if (!alts.length) return 'never';
       let width = 0;
@@ -182,23 +186,35 @@ function analyse(node: IRNode, inSel: boolean): null | 'never' | Costed[] {
       for (let t = 0; t < width; t++) {
         const all: Atom[] = [];
         let cost = 0;
+        let own = true;
         for (const a of alts) {
           const c = a[Math.min(t, a.length - 1)];
           for (const atom of c.atoms) all.push(atom);
           cost += c.cost;
+          own &&= c.own;
         }
-        out.push({ atoms: dedupe(all), cost });
+        out.push({ atoms: dedupe(all), cost, own });
       }
       return out;
     }
   }
 }
 
-/** Substrings this short occur in most values of the fields they are tested on. */
+/** ASCII substrings this short occur in most values of the fields they are tested on (a non-ASCII one,
+ * such as an emoji, is rare, and only texts with non-ASCII characters are searched for it). */
 const WEAK_SUBSTRING = 2;
 
 function isWeak(a: Atom): boolean {
-  return a.kind === 'sub' && a.value.length <= WEAK_SUBSTRING;
+  if (a.kind !== 'sub' || a.value.length > WEAK_SUBSTRING) return false;
+  for (let i = 0; i < a.value.length; i++) if (a.value.charCodeAt(i) >= 128) return false;
+  return true;
+}
+
+/** Whether some clause of the requirement comes from the rule's own detection: when none does (rules made
+ * of `not …` under logsource conditions), the index can only route the rule by its log source. */
+export function hasDetectionWitness(node: IRNode): boolean {
+  const r = analyse(node, false);
+  return r !== null && r !== 'never' && r.some((c) => c.own);
 }
 
 /** The requirement of an IR tree (see the invariant at the top of this file), cheapest clauses first. */
@@ -210,7 +226,8 @@ export function requirementOf(node: IRNode): Requirement {
   const fielded = r.filter((c) => c.atoms.every((a) => a.field !== null));
   const kept = fielded.length ? fielded : r;
   // A clause with a very short substring holds on most events yet makes the scanner report it on nearly
-  // every value; when the rule has a selective clause, the weak ones are dropped the same way.
+  // every value; when the rule has a selective clause of its own detection (the log source's conditions
+  // hold on most events of that source), the weak ones are dropped the same way.
   const strong = kept.filter((c) => !c.atoms.some(isWeak));
-  return (strong.length ? strong : kept).map((c) => c.atoms);
+  return (strong.some((c) => c.own) ? strong : kept).map((c) => c.atoms);
 }
