@@ -2,8 +2,8 @@
 // ir.ts) with short-circuiting and no per-event allocation on the common paths; OR groups of string tests
 // on the same field are fused (one field read, one lowercase, a Set for exact values, grouped prefixes and
 // suffixes); `explain` reports every search identifier that held, with the field values that satisfied
-// it. compileIR reports every
-// compile error at once but builds the closures on the first `match` (and explain's on the first explain).
+// it. compileIR reports every compile error at once but builds the closures on the first `match` (and
+// explain's on the first explain).
 import { eachLeaf, makeAccessor } from './field-access.js';
 import type { Accessor } from './field-access.js';
 import { asString, compileValueTest } from './value-tests.js';
@@ -18,8 +18,6 @@ export type Pred = (event: unknown) => boolean;
 
 /** Fused OR groups with at least this many case-insensitive substrings use an automaton. */
 const AUTOMATON_THRESHOLD = 32;
-/** Fused OR groups with at least this many prefixes (suffixes) look them up in an AffixSet. */
-const AFFIX_SET_THRESHOLD = 4;
 type Finder = (event: unknown) => [string, unknown] | null;
 
 export interface Explanation {
@@ -183,8 +181,8 @@ class Compiler {
       acHit = true;
     };
     if (!cased && contains.length >= AUTOMATON_THRESHOLD) acPatterns = contains.splice(0);
-    const prefixSet = prefixes.length >= AFFIX_SET_THRESHOLD ? new AffixSet(prefixes, false) : null;
-    const suffixSet = suffixes.length >= AFFIX_SET_THRESHOLD ? new AffixSet(suffixes, true) : null;
+    const prefixSet = new AffixSet(prefixes, false);
+    const suffixSet = new AffixSet(suffixes, true);
     const test: ValueTest = (v) => {
       const raw = typeof v === 'string' ? v : asString(v);
       if (raw === undefined) return false;
@@ -197,12 +195,7 @@ class Compiler {
       }
       const s = cased ? raw : lower(raw);
       if (eq.has(s)) return true;
-      if (prefixSet !== null) {
-        if (prefixSet.test(s)) return true;
-      } else for (let i = 0; i < prefixes.length; i++) if (s.startsWith(prefixes[i])) return true;
-      if (suffixSet !== null) {
-        if (suffixSet.test(s)) return true;
-      } else for (let i = 0; i < suffixes.length; i++) if (s.endsWith(suffixes[i])) return true;
+      if (prefixSet.test(s) || suffixSet.test(s)) return true;
       for (let i = 0; i < contains.length; i++) if (s.includes(contains[i])) return true;
       for (let i = 0; i < others.length; i++) if (others[i](raw)) return true;
       return false;

@@ -1,6 +1,6 @@
-// Per-field posting lists of the candidate index: exact values (a Map), substrings, anchored or not (a
-// q-gram scanner with an Aho-Corasick fallback for non-ASCII patterns) and presence. A posting is an integer `slot * 4 + clause`
-// naming one clause of one rule. Promises: `add`/`remove` are O(postings touched) and never rebuild
+// Per-field posting lists of the candidate index: exact values (a Map), substrings placed anywhere, at the
+// start or at the end (a q-gram scanner with an Aho-Corasick fallback for non-ASCII patterns) and
+// presence. A posting is an integer `slot * 4 + clause` naming one clause of one rule. Promises: `add`/`remove` are O(postings touched) and never rebuild
 // anything; a field's scanner is rebuilt at most once per change, when it is next needed.
 import { GramScanner } from './gram-scanner.js';
 import { ANYWHERE } from './witness.js';
@@ -24,12 +24,12 @@ export function canOccurInNumber(p: string): boolean {
   return /^[0-9.e+-]+$/.test(p) || '-infinity'.includes(p) || 'nan'.includes(p);
 }
 
-/** Substring patterns with their postings, compiled to an automaton on demand. */
 /** A pattern's key in a PatternSet: its placement (witness.ts: anywhere, start, end), ':', its text. */
 function patternKey(pattern: string, at: Placement): string {
   return `${at}:${pattern}`;
 }
 
+/** Substring patterns with their postings, compiled to an automaton on demand. */
 export class PatternSet {
   /** Postings by pattern key (patternKey). */
   readonly patterns = new Map<string, Postings>();

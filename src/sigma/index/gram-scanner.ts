@@ -13,7 +13,7 @@
 // with toLowerCase first, so the folding equals the matcher's.
 import { AhoCorasick } from './aho-corasick.js';
 
-function isAscii(s: string): boolean {
+export function isAscii(s: string): boolean {
   for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 128) return false;
   return true;
 }

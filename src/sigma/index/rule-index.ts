@@ -22,12 +22,13 @@ import { asString } from '../compile/value-tests.js';
 import { canonicalField, FieldRoutes } from './event-walk.js';
 import { FieldPostings, PatternSet } from './field-postings.js';
 import type { Postings } from './field-postings.js';
+import type { GramScanner } from './gram-scanner.js';
 import { decidedByIndex } from './exact-keywords.js';
 import { fieldsRead, RuleMemo } from './rule-memo.js';
 import type { Memo } from './rule-memo.js';
 import { ValueCache } from './value-cache.js';
 import type { CachedValue } from './value-cache.js';
-import { hasDetectionWitness, requirementOf } from './witness.js';
+import { witnessOf } from './witness.js';
 import type { Atom, Requirement } from './witness.js';
 
 interface Entry<K> {
@@ -112,9 +113,10 @@ export class RuleIndex<K = string> {
     this.remove(key);
     const slot = this.freeSlots.length ? (this.freeSlots.pop() as number) : this.entries.length;
     this.ensureCapacity(slot + 1);
-    let requirement = requirementOf(rule.ir);
+    const witness = witnessOf(rule.ir);
+    let requirement = witness.requirement;
     // Rules without a witness of their own are evaluated on every event of their log source: memoised.
-    const memo = requirement === null || (requirement !== 'never' && !hasDetectionWitness(rule.ir)) ? RuleMemo.of(rule) : null;
+    const memo = requirement === null || (requirement !== 'never' && !witness.own) ? RuleMemo.of(rule) : null;
     const read = requirement === null ? fieldsRead(rule.ir) : null;
     if (read !== null && read.size > 0) {
       requirement = [[...read].map((field): Atom => ({ kind: 'present', field }))];
@@ -285,7 +287,7 @@ export class RuleIndex<K = string> {
 
   /** Scan the text of value `v` (a number's text only when some pattern could occur in it). */
   private scan(set: PatternSet, text: string, v: unknown): void {
-    const scanner = set.compiled(set === this.anySubs ? null : this.anySubs, this.anyVersion);
+    const scanner = this.scannerOf(set);
     if (!scanner || (typeof v === 'number' && !set.numeric)) return;
     this.payload = set.payload;
     scanner.scan(text, this.recording ? --this.privateStamp : this.epoch, this.onPattern);
@@ -315,8 +317,13 @@ export class RuleIndex<K = string> {
     if (fp !== undefined && fp.numericExact !== 0) return true;
     const set = fp !== undefined && fp.subs.size ? fp.subs : this.anySubs;
     if (set.size === 0) return false;
-    set.compiled(set === this.anySubs ? null : this.anySubs, this.anyVersion);
+    this.scannerOf(set);
     return set.numeric;
+  }
+
+  /** The set's scanner, rebuilt if out of date (a field's set includes the keyword patterns). */
+  private scannerOf(set: PatternSet): GramScanner | null {
+    return set.compiled(set === this.anySubs ? null : this.anySubs, this.anyVersion);
   }
 
   /** Every posting `lookUp` finds for `v`, recorded for the field's value cache. */

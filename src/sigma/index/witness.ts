@@ -15,6 +15,7 @@
 // Regexes contribute the literals every match must contain (regex-literals.ts).
 import { ANY, ONE } from '../detection/sigma-string.js';
 import type { IRNode, Test } from '../ir.js';
+import { isAscii } from './gram-scanner.js';
 import { regexLiterals } from './regex-literals.js';
 
 /** Where a substring atom's value must occur: anywhere, at the start or at the end of the value. */
@@ -205,22 +206,24 @@ function analyse(node: IRNode, inSel: boolean): null | 'never' | Costed[] {
 const WEAK_SUBSTRING = 2;
 
 function isWeak(a: Atom): boolean {
-  if (a.kind !== 'sub' || a.value.length > WEAK_SUBSTRING) return false;
-  for (let i = 0; i < a.value.length; i++) if (a.value.charCodeAt(i) >= 128) return false;
-  return true;
+  return a.kind === 'sub' && a.value.length <= WEAK_SUBSTRING && isAscii(a.value);
 }
 
-/** Whether some clause of the requirement comes from the rule's own detection: when none does (rules made
- * of `not …` under logsource conditions), the index can only route the rule by its log source. */
-export function hasDetectionWitness(node: IRNode): boolean {
+/** The requirement of an IR tree (see the invariant at the top of this file), cheapest clauses first, and
+ * whether some clause of the analysis comes from the rule's own detection: when none does (rules made of
+ * `not …` under logsource conditions), the index can only route the rule by its log source. */
+export function witnessOf(node: IRNode): { requirement: Requirement; own: boolean } {
   const r = analyse(node, false);
-  return r !== null && r !== 'never' && r.some((c) => c.own);
+  if (r === null || r === 'never') return { requirement: r, own: false };
+  return { requirement: requiredClauses(r), own: r.some((c) => c.own) };
 }
 
 /** The requirement of an IR tree (see the invariant at the top of this file), cheapest clauses first. */
 export function requirementOf(node: IRNode): Requirement {
-  const r = analyse(node, false);
-  if (r === null || r === 'never') return r;
+  return witnessOf(node).requirement;
+}
+
+function requiredClauses(r: Costed[]): Clause[] {
   // A clause with a keyword atom makes every value of every event go through the keyword scanner; when the
   // rule has clauses on named fields, those are kept alone (dropping clauses only weakens the requirement).
   const fielded = r.filter((c) => c.atoms.every((a) => a.field !== null));
