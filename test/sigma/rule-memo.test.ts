@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileRule, getPreset, parseRule } from '../../src/sigma/index.js';
 import { RuleMemo } from '../../src/sigma/index/rule-memo.js';
+import { EntryBudget } from '../../src/sigma/index/entry-budget.js';
 import { corpusRules, prng, regressionEvents, variant } from './index-helpers.js';
 
 test('memoised results equal direct evaluation (corpus rules × events, repeated)', () => {
@@ -97,4 +98,30 @@ test('a conjunction over different fields is memoised part by part, exactly', ()
     if (want) matched++;
   }
   assert.ok(matched > 30 && matched < 2900, `matched ${matched}`);
+});
+
+test('memos stay exact and within their budget; long texts are not keys', () => {
+  const p = parseRule(
+    "title: t\nlogsource: {product: windows}\nlevel: low\ndetection:\n  a:\n    Image|endswith: '\\\\x.exe'\n  b:\n    User: admin\n  condition: a and not b\n",
+  );
+  assert.ok(p.ok);
+  const c = compileRule(p.rule, getPreset('sigma-native'));
+  assert.ok(c.ok);
+  const budget = new EntryBudget(40);
+  const memo = RuleMemo.of(c.matcher, budget);
+  assert.ok(memo);
+  const rnd = prng(5);
+  for (let i = 0; i < 2000; i++) {
+    const image = `C:\\d${Math.floor(rnd() * 60)}\\${rnd() < 0.5 ? 'x' : 'y'}.exe`;
+    const e = { Image: rnd() < 0.05 ? `${'p'.repeat(300)}${image}` : image, User: rnd() < 0.3 ? 'admin' : 'bob' };
+    assert.equal(memo.match(e), c.matcher.match(e), JSON.stringify(e));
+    assert.ok(budget.taken <= budget.limit, `${budget.taken} entries`);
+  }
+  assert.ok(budget.taken > 0);
+  // Texts longer than a key may be are evaluated, never stored.
+  const ample = new EntryBudget(1000);
+  const fresh = RuleMemo.of(c.matcher, ample);
+  assert.ok(fresh);
+  for (let i = 0; i < 3; i++) assert.equal(fresh.match({ Image: `${'q'.repeat(300)}\\x.exe` }), true);
+  assert.equal(ample.taken, 1); // the absent User only
 });

@@ -27,15 +27,16 @@ import { decidedByIndex } from './exact-keywords.js';
 import { fieldsRead, RuleMemo } from './rule-memo.js';
 import type { Memo } from './rule-memo.js';
 import { ValueCache } from './value-cache.js';
+import { EntryBudget } from './entry-budget.js';
 import type { CachedValue } from './value-cache.js';
-import { witnessOf } from './witness.js';
+import { requirementOf } from './witness.js';
 import type { Atom, Requirement } from './witness.js';
 
 interface Entry<K> {
   key: K;
   rule: CompiledRule;
   requirement: Requirement;
-  /** Rules without a witness: memoised by the values they read (rule-memo.ts), when possible. */
+  /** Memoised by the values the rule reads (rule-memo.ts), when possible. */
   memo: Memo | null;
   /** Pure keyword rules: being a candidate means matching (exact-keywords.ts). */
   decided: boolean;
@@ -51,6 +52,9 @@ function evaluate<K>(e: Entry<K>, event: object): boolean {
 const MAX_ROUTES = 4096;
 
 const NOTHING = new Int32Array(0);
+
+/** Values the caches of all the fields of an index may hold together. */
+const CACHED_VALUES = 1 << 16;
 
 /** A field's postings (undefined: keyword patterns only) and the cache of its values' outcomes (only for
  * remembered routes). */
@@ -79,9 +83,11 @@ export class RuleIndex<K = string> {
   /** What the walk needs to know of each field name it met: its postings and its value cache. Cleared
    * whenever a field gains or loses its postings. */
   private readonly routes = new FieldRoutes<Route>(
-    (path, remembered) => ({ postings: this.fields.get(path), cache: remembered ? new ValueCache() : undefined }),
+    (path, remembered) => ({ postings: this.fields.get(path), cache: remembered ? new ValueCache(this.cacheBudget) : undefined }),
     MAX_ROUTES,
   );
+  /** Shared by the value caches of the current routes (forgotten with them). */
+  private cacheBudget = new EntryBudget(CACHED_VALUES);
   private anyVersion = 0;
   private readonly always = new Set<number>();
   /** Rules keyed by the presence of the fields they read that match an event holding none of them. */
@@ -113,16 +119,17 @@ export class RuleIndex<K = string> {
     this.remove(key);
     const slot = this.freeSlots.length ? (this.freeSlots.pop() as number) : this.entries.length;
     this.ensureCapacity(slot + 1);
-    const witness = witnessOf(rule.ir);
-    let requirement = witness.requirement;
-    // Rules without a witness of their own are evaluated on every event of their log source: memoised.
-    const memo = requirement === null || (requirement !== 'never' && !witness.own) ? RuleMemo.of(rule) : null;
+    let requirement = requirementOf(rule.ir);
     const read = requirement === null ? fieldsRead(rule.ir) : null;
     if (read !== null && read.size > 0) {
       requirement = [[...read].map((field): Atom => ({ kind: 'present', field }))];
       if (rule.match({})) this.matchWhenAbsent.add(slot);
     }
-    this.entries[slot] = { key, rule, requirement, memo, decided: decidedByIndex(rule.ir, requirement) };
+    const decided = decidedByIndex(rule.ir, requirement);
+    // Candidates are evaluated through a memo keyed by the values they read (images, users and the like
+    // repeat; a memo whose hits are rare turns itself off).
+    const memo = requirement !== 'never' && !decided ? RuleMemo.of(rule) : null;
+    this.entries[slot] = { key, rule, requirement, memo, decided };
     this.byKey.set(key, slot);
     this.stamp[slot] = -1;
     if (requirement === null) {
@@ -235,7 +242,7 @@ export class RuleIndex<K = string> {
       if (!add) return;
       fp = new FieldPostings();
       this.fields.set(name, fp);
-      this.routes.clear();
+      this.forgetRoutes();
     }
     if (atom.kind === 'present') {
       if (add) fp.present.push(posting);
@@ -247,8 +254,14 @@ export class RuleIndex<K = string> {
     else fp.subs.remove(atom.value, posting, atom.at);
     if (!add && fp.empty) {
       this.fields.delete(name);
-      this.routes.clear();
+      this.forgetRoutes();
     }
+  }
+
+  /** Drop every route (and its value cache): they are made again as keys are met. */
+  private forgetRoutes(): void {
+    this.routes.clear();
+    this.cacheBudget = new EntryBudget(CACHED_VALUES);
   }
 
   private collect(event: object): void {

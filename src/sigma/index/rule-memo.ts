@@ -7,8 +7,12 @@
 // own accessors find at each field the IR reads (fieldref targets included), compared with SameValueZero
 // (so 1 and "1", null and absent stay apart), and a rule's result is a function of those values only. An
 // event where some field yields several values, an object, or -0 (which SameValueZero equates with 0) is
-// evaluated directly. A memo is refused for rules with keyword searches (they read every value). The cache
-// is bounded and turns itself off while its hit rate is low, so the worst case is a few lookups per call.
+// evaluated directly, and so is an event whose value is a text longer than MAX_KEY_LENGTH. A memo is
+// refused for rules with keyword searches (they read every value). Memory is bounded: every memo holds at
+// most MAX_ENTRIES entries (results and the maps that lead to them), and all memos together at most the
+// entries of a shared budget (entry-budget.ts: a memo that finds the budget spent evaluates without
+// storing until some memo gives entries back by clearing). A memo turns itself off while its hit rate is
+// low, so the worst case is a few lookups per call.
 //
 // A rule that is a conjunction of parts reading different fields (typically `not 1 of filter_*` over the
 // image, the parent image and the user) is memoised part by part: the values of one field repeat far more
@@ -20,9 +24,15 @@ import type { Accessor } from '../compile/field-access.js';
 import { compileIR } from '../compile/matcher.js';
 import type { CompiledRule } from '../compile/matcher.js';
 import type { IRNode } from '../ir.js';
+import { EntryBudget } from './entry-budget.js';
 
 const MAX_ENTRIES = 4096;
 const WINDOW = 1024;
+/** Longer texts are not memo keys (command lines, scripts: rarely repeated, costly to hold). */
+const MAX_KEY_LENGTH = 256;
+
+/** The budget of the memos made without a budget of their own: shared by every index of the process. */
+const PROCESS_BUDGET = new EntryBudget(1 << 16);
 
 /** Fields the IR reads, or null when it has a keyword search (which reads every value). */
 export function fieldsRead(node: IRNode, out = new Set<string>()): Set<string> | null {
@@ -95,15 +105,16 @@ export class RuleMemo implements Memo {
   private constructor(
     private readonly rule: CompiledRule,
     fields: string[],
+    private readonly budget: EntryBudget,
   ) {
     this.accessors = fields.map(makeAccessor);
   }
 
   /** A memo for `rule`, or null when its result may depend on values outside a fixed set of fields. */
-  static of(rule: CompiledRule): Memo | null {
+  static of(rule: CompiledRule, budget = PROCESS_BUDGET): Memo | null {
     const fields = fieldsRead(rule.ir);
     if (fields === null || fields.size === 0) return null;
-    const whole = (): RuleMemo => new RuleMemo(rule, [...fields].sort());
+    const whole = (): RuleMemo => new RuleMemo(rule, [...fields].sort(), budget);
     // Group the conjuncts by the fields they read.
     const groups = new Map<string, { fields: string[]; nodes: IRNode[] }>();
     for (const node of conjuncts(rule.ir, [])) {
@@ -118,14 +129,14 @@ export class RuleMemo implements Memo {
     for (const { fields: read, nodes } of groups.values()) {
       const compiled = compileIR(nodes.length === 1 ? nodes[0] : { t: 'and', of: nodes });
       if (!compiled.ok) return whole();
-      parts.push({ size: read.length, memo: read.length ? new RuleMemo(compiled.matcher, read) : compiled.matcher });
+      parts.push({ size: read.length, memo: read.length ? new RuleMemo(compiled.matcher, read, budget) : compiled.matcher });
     }
     parts.sort((a, b) => a.size - b.size);
     return new MemoGroups(parts.map((p) => p.memo));
   }
 
   private readonly take = (v: unknown): boolean => {
-    if (this.value !== ABSENT || (typeof v === 'object' && v !== null) || Object.is(v, -0)) {
+    if (this.value !== ABSENT || (typeof v === 'object' && v !== null) || Object.is(v, -0) || (typeof v === 'string' && v.length > MAX_KEY_LENGTH)) {
       this.value = MANY;
       return true; // stop visiting
     }
@@ -133,8 +144,24 @@ export class RuleMemo implements Memo {
     return false;
   };
 
+  /** Drop every entry, giving them back to the budget. */
+  private clear(): void {
+    this.root = new Map();
+    this.budget.giveBack(this.entries);
+    this.entries = 0;
+  }
+
+  /** Store `value` under `key` in `level` if the memo and the budget allow it. */
+  private store(level: Map<unknown, unknown>, key: unknown, value: unknown): boolean {
+    if (!this.budget.take()) return false;
+    level.set(key, value);
+    this.entries++;
+    return true;
+  }
+
   match(event: object): boolean {
     if (!this.caching && (++this.calls & 63) !== 0) return this.rule.match(event);
+    if (this.entries >= MAX_ENTRIES) this.clear();
     let level = this.root;
     const last = this.accessors.length - 1;
     let key: unknown = ABSENT;
@@ -147,7 +174,7 @@ export class RuleMemo implements Memo {
       let next = level.get(key) as Map<unknown, unknown> | undefined;
       if (next === undefined) {
         next = new Map();
-        level.set(key, next);
+        if (!this.store(level, key, next)) return this.rule.match(event);
       }
       level = next;
     }
@@ -156,17 +183,11 @@ export class RuleMemo implements Memo {
     if (r !== undefined) this.hits++;
     else {
       r = this.rule.match(event);
-      if (++this.entries > MAX_ENTRIES) {
-        this.root = new Map();
-        this.entries = 0;
-      } else level.set(key, r);
+      this.store(level, key, r);
     }
     if (this.lookups >= WINDOW) {
       this.caching = this.hits * 2 >= this.lookups;
-      if (!this.caching) {
-        this.root = new Map();
-        this.entries = 0;
-      }
+      if (!this.caching) this.clear();
       this.lookups = 0;
       this.hits = 0;
     }

@@ -3,15 +3,20 @@
 // channels, event ids) and almost never repeat others (GUIDs, timestamps, process ids), so each field keeps
 // its own cache and its own hit rate: caching turns itself off for a field (sampling one value in 64, and
 // dropping its entries) while fewer than a quarter of its lookups hit.
-// Promises: bounded (CACHE_ENTRIES values per field; strings of at most CACHE_KEY_MAX characters, no
-// bigints); entries belong to one version of the index's postings (`owner`) and are dropped as soon as it
-// changes. Values are compared with ===: 1 and "1" stay apart, -0 is 0 (whose text is the same), NaN is
+// Promises: bounded (CACHE_ENTRIES values per field, and all the caches of an index together at most the
+// entries of their shared budget; strings of at most CACHE_KEY_MAX characters, no bigints; a cache's table
+// is allocated on its first entry and grows with its entries); entries belong to one version of the
+// index's postings (`owner`) and are dropped as soon as it changes. Values are compared with ===: 1 and "1" stay apart, -0 is 0 (whose text is the same), NaN is
 // never found.
+import type { EntryBudget } from './entry-budget.js';
+
 const CACHE_ENTRIES = 1024;
 const CACHE_KEY_MAX = 256;
 const WINDOW = 1024;
-/** Open-addressed table: twice as many slots as entries, a value is found within PROBES slots of its home. */
+/** Open-addressed table: up to twice as many slots as entries, a value is found within PROBES slots of its
+ * home. Tables start with MIN_SLOTS slots and double while they are more than half full. */
 const SLOTS = CACHE_ENTRIES * 2;
+const MIN_SLOTS = 64;
 const PROBES = 8;
 
 export type CachedValue = string | number | boolean | bigint;
@@ -36,18 +41,22 @@ function home(v: string | number | boolean): number {
   } else if (typeof v === 'number') h = Math.imul((v | 0) ^ ((v / 4294967296) | 0), 0x85ebca6b) ^ 0x5bd1e995;
   else h = v ? 0x27d4eb2f : 0x165667b1;
   h ^= h >>> 15;
-  return Math.imul(h, 0x2c1b3c6d) >>> 21; // 11 bits: SLOTS = 2048
+  return Math.imul(h, 0x2c1b3c6d) >>> 0; // the table takes its top bits
 }
 
 export class ValueCache {
-  private readonly keys = new Array<string | number | boolean | undefined>(SLOTS).fill(undefined);
-  private readonly outcomes = new Array<Int32Array | undefined>(SLOTS).fill(undefined);
+  private keys: Array<string | number | boolean | undefined> = [];
+  private outcomes: Array<Int32Array | undefined> = [];
+  /** 32 - log2(slots): a value's home slot is the top bits of its hash. */
+  private shift = 32;
   private entries = 0;
   private owner = -1;
   private caching = true;
   private calls = 0;
   private lookups = 0;
   private hits = 0;
+
+  constructor(private readonly budget: EntryBudget) {}
 
   /** Whether `value` should be looked up (and then stored) for version `owner` of the postings. */
   wants(value: CachedValue, owner: number): boolean {
@@ -63,16 +72,19 @@ export class ValueCache {
   get(value: CachedValue): Int32Array | undefined {
     this.lookups++;
     const keys = this.keys;
-    let s = home(value as string | number | boolean);
     let known: Int32Array | undefined;
-    for (let i = 0; i < PROBES; i++, s = (s + 1) & (SLOTS - 1)) {
-      const k = keys[s];
-      if (k === value) {
-        known = this.outcomes[s];
-        this.hits++;
-        break;
+    if (keys.length !== 0) {
+      const mask = keys.length - 1;
+      let s = home(value as string | number | boolean) >>> this.shift;
+      for (let i = 0; i < PROBES; i++, s = (s + 1) & mask) {
+        const k = keys[s];
+        if (k === value) {
+          known = this.outcomes[s];
+          this.hits++;
+          break;
+        }
+        if (k === undefined) break;
       }
-      if (k === undefined) break;
     }
     this.adapt();
     return known;
@@ -80,24 +92,54 @@ export class ValueCache {
 
   set(value: CachedValue, found: Int32Array): void {
     if (this.entries >= CACHE_ENTRIES) this.clear();
-    const h = home(value as string | number | boolean);
+    if (!this.budget.take(this.owner)) return;
+    if (this.entries * 2 >= this.keys.length && this.keys.length < SLOTS) this.grow();
+    if (this.place(value as string | number | boolean, found)) this.entries++;
+    else this.budget.giveBack(1, this.owner);
+  }
+
+  /** Put an entry in the table; true if it took a free slot (false: it replaced the one at its home). */
+  private place(value: string | number | boolean, found: Int32Array): boolean {
+    const keys = this.keys;
+    const mask = keys.length - 1;
+    const h = home(value) >>> this.shift;
     let s = h;
-    for (let i = 0; i < PROBES; i++, s = (s + 1) & (SLOTS - 1)) {
-      if (this.keys[s] === undefined) {
-        this.entries++;
+    let free = false;
+    for (let i = 0; i < PROBES; i++, s = (s + 1) & mask) {
+      if (keys[s] === undefined) {
+        free = true;
         break;
       }
     }
     // A full neighbourhood: the value replaces the one at its home slot.
-    if (this.keys[s] !== undefined) s = h;
-    this.keys[s] = value as string | number | boolean;
+    if (!free) s = h;
+    keys[s] = value;
     this.outcomes[s] = found;
+    return free;
+  }
+
+  /** Double the table (or allocate it) and put the entries back. */
+  private grow(): void {
+    const oldKeys = this.keys;
+    const oldOutcomes = this.outcomes;
+    const slots = oldKeys.length === 0 ? MIN_SLOTS : oldKeys.length * 2;
+    this.keys = new Array<string | number | boolean | undefined>(slots).fill(undefined);
+    this.outcomes = new Array<Int32Array | undefined>(slots).fill(undefined);
+    this.shift = 32 - Math.log2(slots);
+    let kept = 0;
+    for (let s = 0; s < oldKeys.length; s++) {
+      const k = oldKeys[s];
+      if (k !== undefined && this.place(k, oldOutcomes[s] as Int32Array)) kept++;
+    }
+    this.budget.giveBack(this.entries - kept, this.owner);
+    this.entries = kept;
   }
 
   private clear(): void {
     if (this.entries === 0) return;
     this.keys.fill(undefined);
     this.outcomes.fill(undefined);
+    this.budget.giveBack(this.entries, this.owner);
     this.entries = 0;
   }
 

@@ -209,18 +209,10 @@ function isWeak(a: Atom): boolean {
   return a.kind === 'sub' && a.value.length <= WEAK_SUBSTRING && isAscii(a.value);
 }
 
-/** The requirement of an IR tree (see the invariant at the top of this file), cheapest clauses first, and
- * whether some clause of the analysis comes from the rule's own detection: when none does (rules made of
- * `not …` under logsource conditions), the index can only route the rule by its log source. */
-export function witnessOf(node: IRNode): { requirement: Requirement; own: boolean } {
-  const r = analyse(node, false);
-  if (r === null || r === 'never') return { requirement: r, own: false };
-  return { requirement: requiredClauses(r), own: r.some((c) => c.own) };
-}
-
 /** The requirement of an IR tree (see the invariant at the top of this file), cheapest clauses first. */
 export function requirementOf(node: IRNode): Requirement {
-  return witnessOf(node).requirement;
+  const r = analyse(node, false);
+  return r === null || r === 'never' ? r : requiredClauses(r);
 }
 
 function requiredClauses(r: Costed[]): Clause[] {
