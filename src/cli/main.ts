@@ -18,10 +18,12 @@ export async function main(argv: string[]): Promise<number> {
       return scan(rest);
     }
     case undefined:
+      process.stderr.write(`vigil: a command is required\n${USAGE}`);
+      return 2;
     case '-h':
     case '--help':
       process.stdout.write(USAGE);
-      return command === undefined ? 1 : 0;
+      return 0;
     default:
       process.stderr.write(`vigil: unknown command '${command}'\n${USAGE}`);
       return 2;

@@ -8,22 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { regressionCases, repoRoot, rulesRoot } from '../sigma/corpus-helpers.js';
-
-const MAIN = join(repoRoot, 'src/cli/main.ts');
-const RUNNER = `const {main}=await import(${JSON.stringify(MAIN)}); process.exitCode = await main(process.argv.slice(1));`;
-
-function vigil(args: string[], stdin?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', RUNNER, ...args], { cwd: repoRoot });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    p.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-    p.stdin.end(stdin ?? '');
-  });
-}
+import { vigil, vigilArgv } from './vigil-process.js';
 
 const cases = regressionCases();
 const tmp = mkdtempSync(join(tmpdir(), 'vigil-scan-'));
@@ -65,8 +50,8 @@ test('scan finds every regression case on the corpus rules; bad lines are report
   });
   assert.deepEqual(failures, []);
   const badLine = lines.indexOf('{"truncated": ');
-  assert.match(r.stderr, new RegExp(`line ${badLine}: not valid JSON`));
-  assert.match(r.stderr, new RegExp(`line ${badLine + 1}: not a JSON object`));
+  assert.match(r.stderr, new RegExp(`line ${badLine + 1} \\(event ${badLine}\\): not valid JSON`));
+  assert.match(r.stderr, new RegExp(`line ${badLine + 2} \\(event ${badLine + 1}\\): not a JSON object`));
   assert.match(r.stderr, new RegExp(`${lines.length - 3} events scanned \\(2 bad lines skipped\\), \\d+ rules loaded`));
   assert.match(r.stderr, new RegExp(`${matches.length} matches, \\d+ events/s`));
 });
@@ -112,7 +97,7 @@ test('a reader that goes away (EPIPE) ends the scan quietly with exit 0', async 
   const file = join(tmp, 'many.ndjson');
   writeFileSync(file, `${JSON.stringify({ Image: 'x'.repeat(2000) })}\n`.repeat(20000));
   const code = await new Promise<number | null>((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', RUNNER, 'scan', '--rules', rule, '--events', file], { cwd: repoRoot });
+    const p = spawn(process.execPath, vigilArgv(['scan', '--rules', rule, '--events', file]), { cwd: repoRoot });
     p.stdout.once('data', () => p.stdout.destroy());
     p.stderr.resume();
     p.on('error', reject);

@@ -101,14 +101,16 @@ describeEachDatabase('event ingestion and the field catalogue', (ctx) => {
         { '@timestamp': 1e300, far: 'future' },
         { '@timestamp': -9e15, far: 'negative' },
         { ok: 2 },
+        JSON.parse(`${'{"a":'.repeat(150)}1${'}'.repeat(150)}`),
       ]),
     );
     assert.equal(response.statusCode, 200, response.body);
     const data = JSON.parse(response.body);
-    assert.equal(data.received, 7);
+    assert.equal(data.received, 8);
     assert.equal(data.accepted, 2, response.body);
-    assert.equal(data.rejected, 5, response.body);
-    assert.deepEqual(data.errors.map((e: { index: number }) => e.index), [1, 2, 3, 4, 5]);
+    assert.equal(data.rejected, 6, response.body);
+    assert.deepEqual(data.errors.map((e: { index: number }) => e.index), [1, 2, 3, 4, 5, 7]);
+    assert.match(data.errors[5].error, /nested deeper than 100 levels/);
     assert.equal(await storedEvents(), beforeCount + data.accepted);
   });
 

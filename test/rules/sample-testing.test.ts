@@ -58,8 +58,9 @@ describeEachDatabase('rule testing with a sample event', (ctx) => {
     assert.equal(empty.data.matches, false);
   });
 
-  test('sample_log that is not an object is 400 "Invalid sample log format"', async () => {
-    for (const sample_log of ['a string', 42, null, [1, 2], true]) {
+  test('sample_log that is not an object (or nests too deeply) is 400 "Invalid sample log format"', async () => {
+    const tooDeep: unknown = JSON.parse(`${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`);
+    for (const sample_log of ['a string', 42, null, [1, 2], true, tooDeep]) {
       assertError(await analyst.post(`/api/rules/${rule.id}/test`, { sample_log }), 400, 'Invalid sample log format');
       assertError(await analyst.post('/api/rules/test', { yaml_content: TWO_SELECTIONS, sample_log }), 400, 'Invalid sample log format');
     }

@@ -7,10 +7,15 @@
 // at least once. `walk` also reports whether a top-level key holds a space (the accessors' spaced-key
 // fallback uses it).
 //
+// Events nested deeper than MAX_EVENT_DEPTH objects or arrays are refused (EventTooDeepError, see
+// event-depth.ts) rather than walked.
+//
 // Routes live in a trie of keys, so nested events need no path strings, and each node remembers the key
 // that followed it last time (events of one kind list their keys in one order), so most keys are found
 // by comparing two interned strings instead of a Map lookup. Beyond `limit` nodes, routes are made per
 // visit and not remembered (`make` is told so).
+
+import { EventTooDeepError, MAX_EVENT_DEPTH } from '../event-depth.js';
 
 /** Index-side field names: spaces removed (the accessor's fallback compares keys without spaces). */
 export function canonicalField(field: string): string {
@@ -50,12 +55,13 @@ export class FieldRoutes<R> {
 
   /** Visit every (route, value) of an event: objects and null included, arrays expanded. Returns true when
    * some top-level key of the event holds a space. */
-  walk(event: object, visit: RouteVisitor<R>): boolean {
-    if (Array.isArray(event)) for (const m of event) if (typeof m === 'object' && m !== null) this.walk(m as object, visit);
-    return this.walkObject(event as Record<string, unknown>, null, visit);
+  walk(event: object, visit: RouteVisitor<R>, depth = 1): boolean {
+    if (depth > MAX_EVENT_DEPTH) throw new EventTooDeepError();
+    if (Array.isArray(event)) for (const m of event) if (typeof m === 'object' && m !== null) this.walk(m as object, visit, depth + 1);
+    return this.walkObject(event as Record<string, unknown>, null, visit, depth);
   }
 
-  private walkObject(node: Record<string, unknown>, parent: Node<R> | null, visit: RouteVisitor<R>): boolean {
+  private walkObject(node: Record<string, unknown>, parent: Node<R> | null, visit: RouteVisitor<R>, depth: number): boolean {
     let spaced = false;
     let prev: Node<R> | null = null;
     for (const k in node) {
@@ -69,19 +75,25 @@ export class FieldRoutes<R> {
         else this.rootFirst = n;
       }
       if (n.spaced) spaced = true;
-      this.visitValue(n, v, visit);
+      this.visitValue(n, v, visit, depth);
       prev = n;
     }
     return spaced;
   }
 
-  private visitValue(n: Node<R>, v: unknown, visit: RouteVisitor<R>): void {
+  /** Visit value v of the key of node n, in an object at `depth`. */
+  private visitValue(n: Node<R>, v: unknown, visit: RouteVisitor<R>, depth: number): void {
+    if (typeof v !== 'object' || v === null) {
+      visit(n.route, v);
+      return;
+    }
+    if (depth >= MAX_EVENT_DEPTH) throw new EventTooDeepError();
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) this.visitValue(n, v[i], visit);
+      for (let i = 0; i < v.length; i++) this.visitValue(n, v[i], visit, depth + 1);
       return;
     }
     visit(n.route, v);
-    if (typeof v === 'object' && v !== null) this.walkObject(v as Record<string, unknown>, n, visit);
+    this.walkObject(v as Record<string, unknown>, n, visit, depth + 1);
   }
 
   private child(parent: Node<R> | null, key: string): Node<R> {

@@ -1,13 +1,15 @@
 // A rule catalogue for scanning: Sigma texts (with the path they came from) → compiled rules in a
 // RuleIndex, plus the metadata a match report needs and the reasons rules were rejected. Pure (the caller
 // reads the files). Promises: never throws for rule content; every document of every source either ends up
-// in the index or in `rejected` with a reason; correlation and filter documents are rejected (scan matches
-// single events only).
+// in the index, or is a Sigma filter (AND-ed into the rules it names, sigma-notes §8), or is in `rejected`
+// with a reason (correlation rules too: they need event history, scan matches single events); a source
+// holding no document is rejected as such; rules sharing an id are reported in `warnings` (both are
+// kept).
 import { parseRules } from '../load/parse-rule.js';
 import { compileRule } from '../compile-rule.js';
 import { RuleIndex } from '../index/rule-index.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
-import type { Level } from '../rule.js';
+import type { FieldError, Level, SigmaRule } from '../rule.js';
 
 export interface RuleSource {
   path: string;
@@ -30,33 +32,48 @@ export interface RuleCatalog {
   index: RuleIndex<number>;
   rules: CatalogRule[];
   rejected: RejectedRule[];
+  /** Number of Sigma filter documents applied. */
+  filters: number;
+  warnings: string[];
+}
+
+function reasonOf(errors: FieldError[]): string {
+  return errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ');
 }
 
 export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline): RuleCatalog {
   const index = new RuleIndex<number>();
   const rules: CatalogRule[] = [];
   const rejected: RejectedRule[] = [];
+  const warnings: string[] = [];
+  // Filters may come after the rules they name: every document is read before any rule is compiled.
+  const detections: Array<{ path: string; rule: SigmaRule }> = [];
+  const filters: SigmaRule[] = [];
   for (const { path, text } of sources) {
+    let documents = 0;
     for (const parsed of parseRules(text)) {
-      if (!parsed.ok) {
-        const reason =
-          parsed.kind === 'yaml' ? `YAML: ${parsed.message}` : parsed.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ');
-        rejected.push({ path, reason });
-        continue;
-      }
-      const rule = parsed.rule;
-      if (rule.kind !== 'detection') {
-        rejected.push({ path, reason: `${rule.kind} rules are not evaluated by scan (single events only)` });
-        continue;
-      }
-      const compiled = compileRule(rule, pipeline);
-      if (!compiled.ok) {
-        rejected.push({ path, reason: compiled.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ') });
-        continue;
-      }
-      index.add(rules.length, compiled.matcher);
-      rules.push({ id: rule.id ?? null, title: rule.title, level: rule.level ?? null, path });
+      documents++;
+      if (!parsed.ok) rejected.push({ path, reason: parsed.kind === 'yaml' ? `YAML: ${parsed.message}` : reasonOf(parsed.errors) });
+      else if (parsed.rule.kind === 'filter') filters.push(parsed.rule);
+      else if (parsed.rule.kind === 'correlation') rejected.push({ path, reason: 'correlation rules are not evaluated by scan (they need event history)' });
+      else detections.push({ path, rule: parsed.rule });
     }
+    if (documents === 0) rejected.push({ path, reason: 'no Sigma document in the file' });
   }
-  return { index, rules, rejected };
+  const pathOfId = new Map<string, string>();
+  for (const { path, rule } of detections) {
+    const compiled = compileRule(rule, pipeline, { filters });
+    if (!compiled.ok) {
+      rejected.push({ path, reason: reasonOf(compiled.errors) });
+      continue;
+    }
+    if (rule.id !== undefined) {
+      const first = pathOfId.get(rule.id);
+      if (first !== undefined) warnings.push(`rule id ${rule.id} is used by ${first} and ${path}`);
+      else pathOfId.set(rule.id, path);
+    }
+    index.add(rules.length, compiled.matcher);
+    rules.push({ id: rule.id ?? null, title: rule.title, level: rule.level ?? null, path });
+  }
+  return { index, rules, rejected, filters: filters.length, warnings };
 }

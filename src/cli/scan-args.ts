@@ -1,0 +1,59 @@
+// Command-line arguments of `vigil scan`. Promises: `--rules` takes one or more paths and may be repeated;
+// every option also accepts the `--option=value` form; anything else is a UsageError with a message.
+import { listPresets } from '../sigma/index.js';
+
+export const SCAN_USAGE = `usage: vigil scan --rules <file|dir>... --events <file.ndjson|-> [--pipeline <preset>]
+
+  --rules      Sigma rule files or directories (searched recursively for .yml/.yaml); repeatable
+  --events     newline-delimited JSON events; '-' reads standard input
+  --pipeline   field-mapping preset (default sigma-native): ${listPresets()
+  .map((p) => p.name)
+  .join(', ')}
+
+Prints one JSON line per match to stdout:
+  {"event": <0-based line number>, "rule_id": ..., "rule_title": ..., "level": ..., "rule_path": ...}
+and a summary to stderr. Sigma filter documents among the rules apply to the rules they name.
+Exit status: 0 on success, 1 when nothing could be scanned or results could not be written, 2 on usage
+errors.
+`;
+
+export interface ScanArgs {
+  rules: string[];
+  events: string;
+  pipeline: string;
+}
+
+export class UsageError extends Error {}
+
+export function parseScanArgs(argv: string[]): ScanArgs | 'help' {
+  const rules: string[] = [];
+  let events: string | undefined;
+  let pipeline = 'sigma-native';
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const name = eq === -1 ? arg : arg.slice(0, eq);
+    const value = (): string => {
+      if (eq !== -1) {
+        const inline = arg.slice(eq + 1);
+        if (inline === '') throw new UsageError(`${name} needs a value`);
+        return inline;
+      }
+      const v = argv[++i];
+      if (v === undefined || (v.startsWith('--') && v.length > 2)) throw new UsageError(`${name} needs a value`);
+      return v;
+    };
+    if (name === '-h' || name === '--help') return 'help';
+    if (name === '--rules') {
+      rules.push(value());
+      while (i + 1 < argv.length && !argv[i + 1].startsWith('--')) rules.push(argv[++i]);
+    } else if (name === '--events') {
+      if (events !== undefined) throw new UsageError('--events given twice');
+      events = value();
+    } else if (name === '--pipeline') pipeline = value();
+    else throw new UsageError(`unknown argument '${arg}'`);
+  }
+  if (rules.length === 0) throw new UsageError('--rules is required');
+  if (events === undefined) throw new UsageError('--events is required');
+  return { rules, events, pipeline };
+}

@@ -1,0 +1,119 @@
+// `vigil scan` on awkward inputs, as a real process: events nested too deeply, byte order marks, lone CRs,
+// inputs with no event, rule directories with links, loops, FIFOs, empty and repeated files, Sigma filter
+// documents, rule ids used twice, results that cannot be written, and the `--option=value` form.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { closeSync, mkdirSync, mkdtempSync, openSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { vigil } from './vigil-process.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'vigil-scan-inputs-'));
+const ID = '11111111-2222-3333-4444-555555555555';
+const whoami = (id = ID): string =>
+  `title: Whoami\nid: ${id}\nlogsource: {category: process_creation, product: windows}\nlevel: medium\ndetection:\n  sel:\n    CommandLine|contains: whoami\n  condition: sel\n`;
+const rule = join(tmp, 'whoami.yml');
+writeFileSync(rule, whoami());
+const hit = JSON.stringify({ CommandLine: 'cmd /c whoami', User: 'CORP\\admin' });
+const miss = JSON.stringify({ CommandLine: 'cmd /c dir' });
+
+function file(name: string, text: string | Buffer): string {
+  const p = join(tmp, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+const eventsOf = (stdout: string): number[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { event: number }).event);
+
+test('an event nested too deeply is reported and skipped; the events around it are scanned', async () => {
+  const deep = `${'{"a":'.repeat(3000)}"x"${'}'.repeat(3000)}`;
+  const r = await vigil(['scan', '--rules', rule, '--events', file('deep.ndjson', `${hit}\n${deep}\n${hit}\n`)]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(eventsOf(r.stdout), [0, 2]);
+  assert.match(r.stderr, /line 2 \(event 1\): event nested deeper than 100 levels; skipped/);
+  assert.match(r.stderr, /2 events scanned \(1 bad lines skipped\)/);
+});
+
+test('a byte order mark is ignored and line numbers are physical lines (CRLF and lone CRs)', async () => {
+  const text = `\ufeff${hit}\r\n{"EventID":1,\r"CommandLine":"whoami"}\r\n${miss}\n${hit}`;
+  const r = await vigil(['scan', '--rules', rule, '--events', file('bom.ndjson', text)]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(eventsOf(r.stdout), [0, 1, 3]);
+  assert.match(r.stderr, /4 events scanned \(0 bad lines skipped\)/);
+});
+
+test('no rule loaded, or no event in a non-empty input, exits 1 with a message; an empty input is fine', async () => {
+  const broken = file('broken.yml', 'title: [unclosed\n');
+  let r = await vigil(['scan', '--rules', broken, '--events', '-'], `${hit}\n`);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /no rule loaded \(1 rejected\)/);
+  r = await vigil(['scan', '--rules', rule, '--events', '-'], '{\n  "CommandLine": "whoami"\n}\n');
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /no line of the input was a JSON object/);
+  r = await vigil(['scan', '--rules', rule, '--events', '-'], '[{"CommandLine": "whoami"}]\n');
+  assert.match(r.stderr, /a JSON array, not an object \(NDJSON expected/);
+  r = await vigil(['scan', '--rules', rule, '--events', '-'], '');
+  assert.equal(r.code, 0, r.stderr);
+});
+
+test('rule directories: links followed once, loops ended, dangling links, FIFOs and empty files reported', async () => {
+  const dir = join(tmp, 'rules');
+  mkdirSync(join(dir, 'sub'), { recursive: true });
+  writeFileSync(join(dir, 'a.yml'), whoami());
+  writeFileSync(join(dir, 'empty.yml'), '# nothing here\n');
+  symlinkSync(join(dir, 'a.yml'), join(dir, 'sub', 'same.yml'));
+  symlinkSync(dir, join(dir, 'sub', 'loop'));
+  symlinkSync(join(tmp, 'nowhere.yml'), join(dir, 'dangling.yml'));
+  execFileSync('mkfifo', [join(dir, 'fifo.yml')]);
+  const r = await vigil(['scan', '--rules', dir, join(dir, 'a.yml'), '--events', '-'], `${hit}\n`);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(eventsOf(r.stdout), [0]);
+  assert.match(r.stderr, /rule rejected: .*dangling\.yml: cannot read: ENOENT/);
+  assert.match(r.stderr, /rule rejected: .*fifo\.yml: not a regular file/);
+  assert.match(r.stderr, /rule rejected: .*empty\.yml: no Sigma document in the file/);
+  assert.match(r.stderr, /1 rules loaded in \d+ ms, 3 rules rejected, 1 matches/);
+});
+
+test('Sigma filters apply to the rules they name; a rule id used twice is a warning', async () => {
+  const dir = join(tmp, 'filtered');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'a.yml'), whoami());
+  writeFileSync(
+    join(dir, 'b-filter.yml'),
+    `title: Admins may\nlogsource: {category: process_creation, product: windows}\nfilter:\n  rules: [${ID}]\n  selection:\n    User|contains: admin\n  condition: not selection\n`,
+  );
+  const r = await vigil(['scan', '--rules', dir, '--events', '-'], `${hit}\n${JSON.stringify({ CommandLine: 'whoami', User: 'bob' })}\n`);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(eventsOf(r.stdout), [1]);
+  assert.match(r.stderr, /1 rules and 1 filters loaded/);
+  writeFileSync(join(dir, 'c.yml'), whoami());
+  const twice = await vigil(['scan', '--rules', dir, '--events', '-'], `${miss}\n`);
+  assert.match(twice.stderr, new RegExp(`warning: rule id ${ID} is used by .*a\\.yml and .*c\\.yml`));
+});
+
+test('results that cannot be written make the scan fail with a message', async () => {
+  const fd = openSync('/dev/full', 'w');
+  try {
+    const r = await vigil(['scan', '--rules', rule, '--events', '-'], `${hit}\n`.repeat(10), fd);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /cannot write results: .*ENOSPC|cannot write results: .*no space/i);
+  } finally {
+    closeSync(fd);
+  }
+});
+
+test('options take the --option=value form; vigil without a command is a usage error', async () => {
+  const r = await vigil(['scan', `--rules=${rule}`, '--events=-', '--pipeline=windows-thor'], `${JSON.stringify({ EventID: 1, Channel: 'Microsoft-Windows-Sysmon/Operational', CommandLine: 'whoami' })}\n`);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(eventsOf(r.stdout), [0]);
+  const none = await vigil([]);
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /a command is required/);
+  assert.equal(none.stdout, '');
+});
