@@ -28,6 +28,13 @@ test('windash: 5 variants per dash at a word start; dashes inside words unchange
   const m = compile(sel('F|windash', "'-param-1'"));
   for (const d of ['-', '/', '\u2013', '\u2014', '\u2015']) assert.equal(m.match({ F: `${d}param-1` }), true, d);
   assert.equal(m.match({ F: '/param/1' }), false);
+  // Word characters are Unicode, as in Python's \b: a dash before 'ü' is a word start, after 'é' it is not.
+  const u = compile(sel('F|windash|contains', "' -über'"));
+  assert.equal(u.match({ F: 'x /über' }), true);
+  assert.equal(u.match({ F: 'x -über' }), true);
+  const inner = compile(sel('F|windash', "'é-b'"));
+  assert.equal(inner.match({ F: 'é/b' }), false);
+  assert.equal(inner.match({ F: 'é-b' }), true);
 });
 
 test('base64, base64offset (foobar → Zm9vYmFy, Zvb2Jhc, mb29iYX), wide|base64offset', () => {
@@ -111,6 +118,18 @@ test('gt / gte / lt / lte', () => {
   assert.equal(compile(sel('n|lt', '5')).match({ n: 4.5 }), true);
   assert.equal(compile(sel('n|lte', '5')).match({ n: 'x' }), false);
   assert.match(problems(sel('n|gt', "'abc'"))[0].message, /expects a number/);
+  // A quoted number is a string: refused, as pySigma does ("Compare operator expects number").
+  assert.match(problems(sel('n|gt', "'5'"))[0].message, /expects a number/);
+  assert.match(problems(sel('t|hour', "'10'"))[0].message, /expects a number/);
+});
+
+test('contains, startswith, endswith and cased refuse numbers; quoted, they match the text', () => {
+  for (const mod of ['contains', 'startswith', 'endswith', 'cased']) {
+    assert.match(problems(sel(`EventID|${mod}`, '46'))[0].message, new RegExp(`'${mod}' cannot be applied to the number 46`));
+    assert.match(problems(sel(`EventID|${mod}`, '[1, 46]'))[0].message, /cannot be applied to the number/);
+  }
+  assert.equal(compile(sel('EventID|startswith', "'46'")).match({ EventID: 4624 }), true);
+  assert.equal(compile(sel('EventID|contains', "'62'")).match({ EventID: '4624' }), true);
 });
 
 test('time modifiers: minute hour day week month year, with compare', () => {

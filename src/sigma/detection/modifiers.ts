@@ -29,7 +29,6 @@ const VALUE_MODIFIERS = new Set([
 const LIST_MODIFIERS = new Set(['all', 'neq']);
 const FIRST_ONLY = new Set(['re', 'cidr', 'exists']);
 const TIME_PARTS = new Set<string>(['minute', 'hour', 'day', 'week', 'month', 'year']);
-const COMPARE = new Set<string>(['gt', 'gte', 'lt', 'lte']);
 const WINDASH_CHARS = ['-', '/', '\u2013', '\u2014', '\u2015'];
 const MAX_WINDASH_POSITIONS = 6;
 
@@ -95,11 +94,13 @@ function base64Offsets(bytes: Buffer): string[] {
 }
 
 function windash(s: SigmaString): ValueExpr {
-  // Collect (part index, char index) of every dash/slash matching \B[-/]\b.
+  // Collect (part index, char index) of every dash/slash matching Python's \B[-/]\b, whose word characters
+  // are Unicode letters, digits and '_' (JavaScript's \b knows ASCII only): not after a word character,
+  // before one.
   const positions: Array<[number, number]> = [];
   s.parts.forEach((p, pi) => {
     if (typeof p !== 'string') return;
-    const re = /\B[-/]\b/g;
+    const re = /(?<![\p{L}\p{N}_])[-/](?=[\p{L}\p{N}_])/gu;
     for (let m = re.exec(p); m; m = re.exec(p)) positions.push([pi, m.index]);
   });
   if (positions.length === 0) return { t: 'str', s };
@@ -128,7 +129,13 @@ function toStringLeaf(leaf: ValueLeaf): ValueLeaf {
 /** Modifiers that read their value as a string (numbers and booleans are taken as their text). */
 const STRING_MODIFIERS = new Set(['contains', 'startswith', 'endswith', 'windash', 'base64', 'base64offset', 'wide', 'utf16le', 'utf16be', 'utf16', 'cased', 'expand']);
 
+/** Modifiers that a number refuses (pySigma's type error, sigma-notes §2.4): write the value quoted. */
+const NOT_FOR_NUMBERS = new Set(['contains', 'startswith', 'endswith', 'cased']);
+
 function applyOne(mod: string, leaf0: ValueLeaf, index: number, field: string | null): ValueExpr {
+  if (leaf0.t === 'num' && NOT_FOR_NUMBERS.has(mod)) {
+    throw new ModifierError(`modifier '${mod}' cannot be applied to the number ${leaf0.text} (quote it to match its text)`);
+  }
   const leaf = STRING_MODIFIERS.has(mod) ? toStringLeaf(leaf0) : leaf0;
   if (leaf.t === 'null' && mod !== 'exists') return leaf;
   if (FIRST_ONLY.has(mod) && index !== 0) throw new ModifierError(`modifier '${mod}' must be the first modifier`);
@@ -232,15 +239,10 @@ function initialLeaf(v: RawScalar, firstMod: string | undefined): ValueLeaf {
   return { t: 'str', s: parseSigmaString(v) };
 }
 
-/** Build the typed expression of one detection item. Throws ModifierError. */
-/** Apply modifier `mod` (position `i` in the chain) to every leaf of `v`. Compare and time modifiers accept
- * a plain numeric string as a number. */
+/** Apply modifier `mod` (position `i` in the chain) to every leaf of `v`. Compare and time modifiers take
+ * numbers only: a quoted '5' is a string, refused like pySigma ("Compare operator expects number"). */
 function applyToLeaves(mod: string, v: ValueExpr, i: number, field: string | null): ValueExpr {
   if (v.t === 'any' || v.t === 'all') return { t: v.t, of: v.of.map((x) => applyToLeaves(mod, x, i, field)) };
-  if ((COMPARE.has(mod) || TIME_PARTS.has(mod)) && v.t === 'str' && /^-?\d+(\.\d+)?$/.test(literalText(v.s)) && isPlain(v.s)) {
-    const text = literalText(v.s);
-    return applyOne(mod, { t: 'num', n: Number(text), text }, i, field);
-  }
   return applyOne(mod, v, i, field);
 }
 
