@@ -36,14 +36,16 @@ interface Entry<K> {
   key: K;
   rule: CompiledRule;
   requirement: Requirement;
-  /** Memoised by the values the rule reads (rule-memo.ts), when possible. */
-  memo: Memo | null;
+  /** Memoised by the values the rule reads (rule-memo.ts), when possible; made on the rule's first
+   * evaluation (undefined until then: most rules of a large set are rarely candidates). */
+  memo: Memo | null | undefined;
   /** Pure keyword rules: being a candidate means matching (exact-keywords.ts). */
   decided: boolean;
 }
 
 /** The entry's rule on `event`, through its memo when it has one. */
 function evaluate<K>(e: Entry<K>, event: object): boolean {
+  if (e.memo === undefined) e.memo = RuleMemo.of(e.rule);
   return e.memo !== null ? e.memo.match(event) : e.rule.match(event);
 }
 
@@ -128,7 +130,7 @@ export class RuleIndex<K = string> {
     const decided = decidedByIndex(rule.ir, requirement);
     // Candidates are evaluated through a memo keyed by the values they read (images, users and the like
     // repeat; a memo whose hits are rare turns itself off).
-    const memo = requirement !== 'never' && !decided ? RuleMemo.of(rule) : null;
+    const memo = requirement !== 'never' && !decided ? undefined : null;
     this.entries[slot] = { key, rule, requirement, memo, decided };
     this.byKey.set(key, slot);
     this.stamp[slot] = -1;
