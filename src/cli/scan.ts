@@ -77,6 +77,10 @@ export async function scan(argv: string[]): Promise<number> {
   );
 
   const input: Readable = args.events === '-' ? process.stdin : createReadStream(args.events);
+  let inputError: Error | null = null;
+  input.on('error', (e) => {
+    inputError = e;
+  });
   const out = new BufferedOutput(process.stdout);
   const index = catalog.index;
   let lineNo = -1;
@@ -127,8 +131,9 @@ export async function scan(argv: string[]): Promise<number> {
       if (out.closed) break;
     }
   } catch (e) {
+    if (inputError === null) throw e; // not a read error: a fault of the scan itself
     await out.end();
-    say(`cannot read events: ${(e as Error).message}`);
+    say(`cannot read events: ${(inputError as Error).message}`);
     return 1;
   }
   await out.end();
