@@ -7,7 +7,7 @@ import type { App, AppContext } from '../http/context.js';
 import { HttpError, forbidden, unauthorized } from '../http/errors.js';
 import { errorResponses } from '../http/schemas.js';
 import { bearerToken } from '../auth/access.js';
-import { checkEventDepth, EventTooDeepError, MAX_EVENT_DEPTH, makeAccessor, type Accessor } from '../sigma/index.js';
+import { MAX_EVENT_DEPTH, makeAccessor, nestedTooDeep, type Accessor } from '../sigma/index.js';
 import { findPatternByTokenHash, type IndexPatternRow } from '../index-patterns/store.js';
 import { INGEST_TOKEN_PREFIX, hashIngestToken } from '../index-patterns/ingest-token.js';
 import { recordFields } from './field-catalogue.js';
@@ -33,16 +33,6 @@ function eventTime(timestampField: Accessor, event: Record<string, unknown>, now
 }
 
 /** Whether any key or string value holds a NUL character (the database cannot store those in JSON). */
-function tooDeep(event: unknown): boolean {
-  try {
-    checkEventDepth(event);
-    return false;
-  } catch (e) {
-    if (e instanceof EventTooDeepError) return true;
-    throw e;
-  }
-}
-
 function containsNul(event: unknown): boolean {
   const stack: unknown[] = [event];
   while (stack.length > 0) {
@@ -106,7 +96,7 @@ export async function ingestRoutes(app: App, ctx: AppContext): Promise<void> {
         const timestampField = makeAccessor(pattern.timestamp_field);
         const rows: { time: Date; hash: string; json: string; event: Record<string, unknown> }[] = [];
         for (const { index, event } of batch.events) {
-          if (tooDeep(event)) {
+          if (nestedTooDeep(event)) {
             errors.push({ index, error: `the event is nested deeper than ${MAX_EVENT_DEPTH} levels` });
             continue;
           }

@@ -13,15 +13,16 @@ export class EventTooDeepError extends Error {
   }
 }
 
-/** Throw EventTooDeepError when `value` nests objects or arrays deeper than MAX_EVENT_DEPTH (the value
- * itself, when an object or array, is at depth 1). Iterative: safe on any depth. */
-export function checkEventDepth(value: unknown): void {
-  if (typeof value !== 'object' || value === null) return;
+/** Whether `value` nests objects or arrays deeper than MAX_EVENT_DEPTH (the value itself, when an object
+ * or array, is at depth 1). Iterative: safe on any depth. */
+export function nestedTooDeep(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
   const stack: Array<[object, number]> = [[value, 1]];
   while (stack.length) {
     const [node, depth] = stack.pop() as [object, number];
-    if (depth > MAX_EVENT_DEPTH) throw new EventTooDeepError();
+    if (depth > MAX_EVENT_DEPTH) return true;
     const children = Array.isArray(node) ? (node as unknown[]) : Object.values(node);
     for (const child of children) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
   }
+  return false;
 }

@@ -21,6 +21,6 @@ export type { RuleCatalog, CatalogRule, RejectedRule, RuleSource } from './scan/
 export { compileDsl } from './opensearch/compile-dsl.js';
 export type { Dsl, DslOptions, DslResult } from './opensearch/compile-dsl.js';
 export { flattenWindowsEvent } from './windows-event.js';
-export { checkEventDepth, EventTooDeepError, MAX_EVENT_DEPTH } from './event-depth.js';
+export { EventTooDeepError, MAX_EVENT_DEPTH, nestedTooDeep } from './event-depth.js';
 export { makeAccessor } from './compile/field-access.js';
 export type { Accessor } from './compile/field-access.js';
