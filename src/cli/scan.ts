@@ -84,7 +84,6 @@ export async function scan(argv: string[]): Promise<number> {
   const out = new BufferedOutput(process.stdout);
   const index = catalog.index;
   let lineNo = -1;
-  let lines = 0;
   let events = 0;
   let bad = 0;
   let matches = 0;
@@ -96,12 +95,10 @@ export async function scan(argv: string[]): Promise<number> {
     for await (const line of ndjsonLines(input)) {
       lineNo++;
       if (line === null) {
-        lines++;
         skip(`longer than ${MAX_LINE_CHARS} characters`);
         continue;
       }
       if (line.trim() === '') continue;
-      lines++;
       let event: unknown;
       try {
         event = JSON.parse(line);
@@ -150,7 +147,8 @@ export async function scan(argv: string[]): Promise<number> {
     say(`cannot write results: ${out.failure.message}`);
     return 1;
   }
-  if (lines > 0 && events === 0) {
+  // Every non-blank line is an event or a bad line.
+  if (bad > 0 && events === 0) {
     say('no line of the input was a JSON object: newline-delimited JSON (one event per line) is expected');
     return 1;
   }
