@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RuleIndex, compileRule, getPreset, parseRule } from '../../src/sigma/index.js';
 import type { CompiledRule } from '../../src/sigma/index.js';
+import { foldCase } from '../../src/sigma/case-fold.js';
 import { AhoCorasick } from '../../src/sigma/index/aho-corasick.js';
 import { GramScanner } from '../../src/sigma/index/gram-scanner.js';
 import { requirementOf } from '../../src/sigma/index/witness.js';
@@ -162,15 +163,15 @@ test('random add/remove sequences agree with a plain map of rules', () => {
 for (const [name, Scanner] of [['Aho-Corasick', AhoCorasick], ['q-gram scanner', GramScanner]] as const) {
 test(`${name} finds every pattern occurrence (brute force comparison, thousands of patterns, non-ASCII)`, () => {
   const rnd = prng(3);
-  const alphabet = 'abAB\\.é🙂ΣσİK\u212agZ!0-';
+  const alphabet = 'abAB\\.é🙂ΣσςİıſsK\u212agZ!0-';
   const word = (n: number): string => Array.from({ length: n }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join('');
-  const patterns = [...new Set(Array.from({ length: 4000 }, () => word(1 + Math.floor(rnd() * 12)).toLowerCase()))];
+  const patterns = [...new Set(Array.from({ length: 4000 }, () => foldCase(word(1 + Math.floor(rnd() * 12)))))];
   const ac = new Scanner(patterns);
   for (let t = 0; t < 600; t++) {
     const text = t % 2 ? word(Math.floor(rnd() * 60)) : word(Math.floor(rnd() * 60)).replace(/[^abAB.\\gZ!0-]/g, 'x');
     const got = new Set<number>();
     ac.scan(text, t, (p) => got.add(p));
-    const lower = text.toLowerCase();
+    const lower = foldCase(text);
     const want = new Set(patterns.map((p, i) => (lower.includes(p) ? i : -1)).filter((i) => i >= 0));
     assert.deepEqual([...got].sort(), [...want].sort(), text);
   }

@@ -1,17 +1,18 @@
-// Case-insensitive equals/prefix/suffix fold ASCII in place instead of lowercasing the value: checked
-// against the definition (String.prototype.toLowerCase of the whole value) on seeded random strings built
-// from characters whose lowercase is special (U+0130 grows, KELVIN SIGN folds to ASCII, final sigma
-// depends on context, astral letters, German sharp s). Grouped prefix/suffix sets agree with testing each
+// Case-insensitive equals/prefix/suffix fold ASCII in place instead of folding the whole value: checked
+// against the definition (foldCase of the whole value, case-fold.ts) on seeded random strings built from
+// characters whose case is special (U+0130 and dotless i, KELVIN SIGN folds to ASCII, sigma and final
+// sigma, astral letters, German sharp s, long s). Grouped prefix/suffix sets agree with testing each
 // literal.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { foldCase } from '../../src/sigma/case-fold.js';
 import { AffixSet } from '../../src/sigma/compile/affix-set.js';
 import { compileString } from '../../src/sigma/compile/string-match.js';
 import { ANY } from '../../src/sigma/detection/sigma-string.js';
 import type { StrPart } from '../../src/sigma/ir.js';
 import { prng } from './index-helpers.js';
 
-const ALPHABET = ['a', 'B', 'k', 'K', 'i', 'I', 's', '\\', '.', ' ', '\u0130', '\u0307', '\u212a', '\u03a3', '\u03c3', '\u03c2', '\u00df', '\u1e9e', '\u{10400}', '\u{10428}', 'E', 'x'];
+const ALPHABET = ['a', 'B', 'k', 'K', 'i', 'I', 's', '\\', '.', ' ', '\u0130', '\u0307', '\u212a', '\u03a3', '\u03c3', '\u03c2', '\u00df', '\u1e9e', '\u{10400}', '\u{10428}', 'E', 'x', '\u0131', '\u017f'];
 
 function randomText(rnd: () => number, max: number): string {
   let s = '';
@@ -20,7 +21,7 @@ function randomText(rnd: () => number, max: number): string {
   return s;
 }
 
-test('case-insensitive equals/startswith/endswith agree with lowercasing the whole value', () => {
+test('case-insensitive equals/startswith/endswith agree with folding the whole value', () => {
   const rnd = prng(7);
   const shapes: Array<[string, (lit: string) => StrPart[], (value: string, lit: string) => boolean]> = [
     ['eq', (lit) => [lit], (v, lit) => v === lit],
@@ -35,24 +36,27 @@ test('case-insensitive equals/startswith/endswith agree with lowercasing the who
     for (const [name, parts, want] of shapes) {
       if (lit === '' && name !== 'eq') continue;
       const testFn = compileString(parts(lit), false);
-      const expected = want(value.toLowerCase(), lit.toLowerCase());
+      const expected = want(foldCase(value), foldCase(lit));
       assert.equal(testFn(value), expected, `${name} ${JSON.stringify(lit)} on ${JSON.stringify(value)}`);
       assert.equal(compileString(parts(lit), true)(value), want(value, lit), `cased ${name}`);
     }
   }
 });
 
-test('folding in place: the characters whose lowercase is special', () => {
+test('folding in place: the characters whose case is special', () => {
   const eq = (lit: string): ((s: string) => boolean) => compileString([lit], false);
   assert.equal(eq('k')('\u212a'), true); // KELVIN SIGN lowercases to ASCII k
-  assert.equal(eq('i\u0307')('\u0130'), true); // U+0130 lowercases to two characters
+  assert.equal(eq('i')('\u0130'), true); // U+0130 is one letter with i (toLowerCase gives two characters)
+  assert.equal(eq('i\u0307')('\u0130'), false);
+  assert.equal(eq('\u03bf\u03c3')('\u039f\u03a3'), true); // a final capital sigma is sigma
   assert.equal(eq('ab')('AB'), true);
   assert.equal(eq('ab')('ABC'), false);
   assert.equal(compileString([ANY, '.exe'], false)('C:\\X\\A.EXE'), true);
   assert.equal(compileString([ANY, 'k.exe'], false)('\u212a.EXE'), true);
   assert.equal(compileString(['c:\\', ANY], false)('C:\\Windows'), true);
   assert.equal(compileString(['c:\\windows', ANY], false)('C:\\'), false);
-  assert.equal(compileString([ANY, 'i\u0307'], false)('x\u0130'), true);
+  assert.equal(compileString([ANY, 'xi'], false)('x\u0130'), true);
+  assert.equal(compileString(['\u0130', ANY], false)('I\u0131a'), true); // İ, I, i and ı are one letter
 });
 
 test('prefix and suffix sets agree with testing every literal', () => {

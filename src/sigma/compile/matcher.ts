@@ -1,9 +1,10 @@
 // IR → fast JS closures, plus explain. Promises: `match` evaluates the IR exactly (the IR semantics are in
 // ir.ts) with short-circuiting and no per-event allocation on the common paths; OR groups of string tests
-// on the same field are fused (one field read, one lowercase, a Set for exact values, grouped prefixes and
+// on the same field are fused (one field read, one case fold, a Set for exact values, grouped prefixes and
 // suffixes); `explain` reports every search identifier that held, with the field values that satisfied
 // it. compileIR reports every compile error at once but builds the closures on the first `match` (and
 // explain's on the first explain).
+import { foldCase } from '../case-fold.js';
 import { eachLeaf, makeAccessor } from './field-access.js';
 import type { Accessor } from './field-access.js';
 import { asString, compileValueTest } from './value-tests.js';
@@ -110,7 +111,7 @@ class Compiler {
 
   fieldref(node: IRNode, test: Extract<Test, { op: 'fieldref' }>, accs: Accessor[]): Pred {
     const others = test.targets.map(accessor);
-    const fold = test.cased ? (s: string) => s : (s: string) => s.toLowerCase();
+    const fold = test.cased ? (s: string) => s : foldCase;
     const cmp = (a: string, b: string): boolean =>
       test.startsWith && test.endsWith ? a.includes(b) : test.startsWith ? a.startsWith(b) : test.endsWith ? a.endsWith(b) : a === b;
     const check = (e: unknown, v: unknown): boolean => {
@@ -146,7 +147,7 @@ class Compiler {
     for (const n of nodes) {
       const t = n.test as Extract<Test, { op: 'str' }>;
       const shape = shapeOf(t.parts);
-      const lit = shape.kind === 'eq' || shape.kind === 'prefix' || shape.kind === 'suffix' || shape.kind === 'contains' ? (cased ? shape.lit : shape.lit.toLowerCase()) : '';
+      const lit = shape.kind === 'eq' || shape.kind === 'prefix' || shape.kind === 'suffix' || shape.kind === 'contains' ? (cased ? shape.lit : foldCase(shape.lit)) : '';
       if (shape.kind === 'eq') eq.add(lit);
       else if (shape.kind === 'prefix') prefixes.push(lit);
       else if (shape.kind === 'suffix') suffixes.push(lit);

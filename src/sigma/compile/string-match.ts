@@ -1,9 +1,10 @@
-// Compiled Sigma string comparisons without regexes. Promises: literals are lowercased once at compile
-// time; equals/prefix/suffix/contains use plain string operations; general wildcard patterns use a
-// two-pointer glob matcher that is O(n·m) worst case (never exponential); case-insensitive equals/prefix/
-// suffix tests fold the compared ASCII characters in place (no lowercased copy; exact, see foldedEquals),
-// other case-insensitive tests lowercase the event value through a small cache so repeated tests on one
-// value lowercase once.
+// Compiled Sigma string comparisons without regexes. Promises: literals are case-folded once at compile
+// time (case-fold.ts); equals/prefix/suffix/contains use plain string operations; general wildcard patterns
+// use a two-pointer glob matcher that is O(n·m) worst case (never exponential); case-insensitive equals/
+// prefix/suffix tests fold the compared ASCII characters in place (no folded copy; exact, see
+// foldedEquals), other case-insensitive tests fold the event value through a small cache so repeated tests
+// on one value fold it once.
+import { foldCase } from '../case-fold.js';
 import { ANY, ONE } from '../detection/sigma-string.js';
 import type { StrPart } from '../ir.js';
 
@@ -11,14 +12,14 @@ const LOWER_CACHE_LIMIT = 1024;
 const LOWER_CACHE_MAX_LENGTH = 4096;
 const lowered = new Map<string, string>();
 
-/** Lowercase with a bounded memo (at most 1,024 strings of ≤ 4 KiB): repeated tests on one event value
- * lowercase it once. */
+/** foldCase with a bounded memo (at most 1,024 strings of ≤ 4 KiB): repeated tests on one event value
+ * fold it once. */
 export function lower(s: string): string {
-  if (s.length > LOWER_CACHE_MAX_LENGTH) return s.toLowerCase();
+  if (s.length > LOWER_CACHE_MAX_LENGTH) return foldCase(s);
   let l = lowered.get(s);
   if (l === undefined) {
     if (lowered.size >= LOWER_CACHE_LIMIT) lowered.clear();
-    l = s.toLowerCase();
+    l = foldCase(s);
     lowered.set(s, l);
   }
   return l;
@@ -26,21 +27,19 @@ export function lower(s: string): string {
 
 export type StringTest = (s: string) => boolean;
 
-// Folding in place is exact because String.prototype.toLowerCase maps every character on its own (final
-// sigma's context only decides sigma's own image) and maps ASCII to ASCII one to one, and because no
-// character's lowercase is shorter than itself (only U+0130 is longer). So while the characters compared
-// are ASCII, the corresponding characters of s.toLowerCase() are their ASCII folds, at the same offsets
-// from the compared end; at the first non-ASCII character the test falls back to lowercasing.
+// Folding in place is exact because foldCase maps every character on its own, maps ASCII to ASCII one to
+// one and never changes a string's length. So while the characters compared are ASCII, the corresponding
+// characters of foldCase(s) are their ASCII folds, at the same offsets from the compared end; at the first
+// non-ASCII character the test falls back to folding the whole value.
 
 function foldAscii(c: number): number {
   return c >= 65 && c <= 90 ? c + 32 : c;
 }
 
-/** lower(s) === lit for a lowercase literal. */
+/** lower(s) === lit for a folded literal. */
 function foldedEquals(s: string, lit: string): boolean {
   const n = lit.length;
-  // Lowercasing never shortens a string, and only U+0130 lengthens one.
-  if (s.length !== n) return s.length < n && s.indexOf('\u0130') !== -1 && lower(s) === lit;
+  if (s.length !== n) return false;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c >= 128) return lower(s) === lit;
@@ -49,7 +48,7 @@ function foldedEquals(s: string, lit: string): boolean {
   return true;
 }
 
-/** lower(s).startsWith(lit) for a lowercase literal. */
+/** lower(s).startsWith(lit) for a folded literal. */
 function foldedStartsWith(s: string, lit: string): boolean {
   const n = Math.min(lit.length, s.length);
   for (let i = 0; i < n; i++) {
@@ -57,11 +56,10 @@ function foldedStartsWith(s: string, lit: string): boolean {
     if (c >= 128) return lower(s).startsWith(lit);
     if (foldAscii(c) !== lit.charCodeAt(i)) return false;
   }
-  // s is shorter than lit only when all of it was compared as ASCII (its lowercase is as short).
   return s.length >= lit.length;
 }
 
-/** lower(s).endsWith(lit) for a lowercase literal. */
+/** lower(s).endsWith(lit) for a folded literal. */
 function foldedEndsWith(s: string, lit: string): boolean {
   const n = Math.min(lit.length, s.length);
   for (let k = 1; k <= n; k++) {
@@ -127,7 +125,7 @@ function globMatch(p: Int32Array, s: string): boolean {
 }
 
 export function compileString(parts: StrPart[], cased: boolean): StringTest {
-  const fold = (x: string): string => (cased ? x : x.toLowerCase());
+  const fold = (x: string): string => (cased ? x : foldCase(x));
   const shape = shapeOf(parts);
   const prep = cased ? (s: string) => s : lower;
   switch (shape.kind) {

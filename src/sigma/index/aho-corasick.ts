@@ -1,10 +1,12 @@
 // A multi-pattern substring automaton (Aho-Corasick) over UTF-16 code units, for the candidate index.
 // Promises: `scan(text, stamp, report)` calls `report(p)` for every pattern p that occurs in
-// `text.toLowerCase()` (patterns are given already lowercased), at least once per distinct stamp and
+// `foldCase(text)` (patterns are given already folded, case-fold.ts), at least once per distinct stamp and
 // usually exactly once; work is linear in the text length plus the number of reported patterns. Pure-ASCII
-// texts are folded on the fly without allocating; a text with any non-ASCII code unit is lowercased with
-// toLowerCase first, so the folding always equals the matcher's. Memory is a few typed arrays (CSR edges,
+// texts are folded on the fly without allocating; a text with any non-ASCII code unit is folded with
+// foldCase first, so the folding always equals the matcher's. Memory is a few typed arrays (CSR edges,
 // a dense 128-entry root row), so thousands of long patterns (hash lists, emoji) stay compact.
+import { foldCase } from '../case-fold.js';
+
 export class AhoCorasick {
   readonly patternCount: number;
   private readonly rootRow = new Int32Array(128);
@@ -149,14 +151,14 @@ export class AhoCorasick {
     }
   }
 
-  /** Report every pattern occurring in text.toLowerCase(); `stamp` must be new for every event. */
+  /** Report every pattern occurring in foldCase(text); `stamp` must be new for every event. */
   scan(text: string, stamp: number, report: (pattern: number) => void): void {
     let state = 0;
     const n = text.length;
     for (let i = 0; i < n; i++) {
       let c = text.charCodeAt(i);
       if (c >= 128) {
-        this.scanFolded(text.toLowerCase(), stamp, report);
+        this.scanFolded(foldCase(text), stamp, report);
         return;
       }
       if (c >= 65 && c <= 90) c += 32;

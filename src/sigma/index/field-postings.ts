@@ -18,7 +18,7 @@ function removePosting(map: Map<string, Postings>, key: string, posting: number)
   return true;
 }
 
-/** Whether `p` (lowercase) can occur in String(n).toLowerCase() for some number n: digits, `.`, `e`, signs,
+/** Whether `p` (folded) can occur in foldCase(String(n)) for some number n: digits, `.`, `e`, signs,
  * or a piece of `-infinity` / `nan`. */
 export function canOccurInNumber(p: string): boolean {
   return /^[0-9.e+-]+$/.test(p) || '-infinity'.includes(p) || 'nan'.includes(p);
@@ -99,12 +99,12 @@ export class FieldPostings {
     }
   }
 
-  /** False when no exact value can equal s.toLowerCase() (lowercasing never shortens a string and only
-   * U+0130 lengthens it), so the caller can skip lowercasing and hashing the value. */
+  /** False when no exact value can equal foldCase(s) (folding keeps a string's length), so the caller can
+   * skip folding and hashing the value. */
   mayHaveExact(s: string): boolean {
     const n = s.length;
     if (n > this.longest) return false;
-    return this.lengths[Math.min(n, 256)] > 0 || n >= 256 || s.indexOf('\u0130') !== -1;
+    return this.lengths[Math.min(n, 256)] > 0 || n >= 256;
   }
   readonly subs = new PatternSet();
   present: Postings = [];

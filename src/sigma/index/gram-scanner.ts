@@ -4,13 +4,14 @@
 // L1-resident table of anchor-final character pairs, through a hashed bitmap, and verifies the anchored
 // patterns only on a bitmap hit. Patterns with non-ASCII characters go to an Aho-Corasick automaton that
 // only runs on texts that contain non-ASCII characters (an ASCII text can never contain them, its
-// lowercase form being ASCII too). Before all that, one cheap pass over the text looks for the patterns'
+// folded form being ASCII too). Before all that, one cheap pass over the text looks for the patterns'
 // key characters (rare in machine-made values), so GUIDs, times and hashes are mostly not scanned at all.
-// Promises: `scan(text, stamp, report)` calls `report(p)` for every pattern p (given lowercased) that
-// occurs in `text.toLowerCase()` where its placement says (anywhere, at the start or at the end; patterns
+// Promises: `scan(text, stamp, report)` calls `report(p)` for every pattern p (given folded, case-fold.ts)
+// that occurs in `foldCase(text)` where its placement says (anywhere, at the start or at the end; patterns
 // with non-ASCII characters: anywhere), and for no other ASCII pattern, exactly once per stamp (any
-// number but -1); an ASCII text is folded on the fly without allocating, any other text is lowercased
-// with toLowerCase first, so the folding equals the matcher's.
+// number but -1); an ASCII text is folded on the fly without allocating, any other text is folded with
+// foldCase first, so the folding equals the matcher's.
+import { foldCase } from '../case-fold.js';
 import { AhoCorasick } from './aho-corasick.js';
 
 export function isAscii(s: string): boolean {
@@ -196,11 +197,11 @@ export class GramScanner {
     }
   }
 
-  /** Report every pattern occurring in text.toLowerCase(), each once per `stamp` (new for every event). */
+  /** Report every pattern occurring in foldCase(text), each once per `stamp` (new for every event). */
   scan(text: string, stamp: number, report: (pattern: number) => void): void {
     if (!this.mayHold(text)) return;
     if (!this.scanAscii(text, stamp, report)) {
-      const lower = text.toLowerCase();
+      const lower = foldCase(text);
       this.scanAscii(lower, stamp, report, true);
       if (this.wide) this.wide.scan(lower, stamp, (k) => this.hit(this.wideIds[k], stamp, report));
     }

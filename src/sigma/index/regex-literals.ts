@@ -1,13 +1,14 @@
 // Required literals of a `re` value, for the candidate index: strings one of which every matching value
 // must contain. Promises (soundness: the analysis may only ever weaken): if the regex matches value v, then
-// `v.toLowerCase()` contains at least one of the returned (lowercased, ASCII-only) literals; null when no
+// `foldCase(v)` contains at least one of the returned (folded, ASCII-only) literals; null when no
 // literal of at least `minLength` characters (MIN_LENGTH by default) is certain. The analysis reads a
 // top-level alternation as one set of literals per branch, keeps only runs of plain characters that are not
 // made optional or repeated by a quantifier, multiplies a run out through a group of plain alternatives
 // (`-(W|R)` gives `-w`, `-r`; at most MAX_ALTERNATIVES literals), and skips other groups, classes, escapes
-// that are classes and anchors entirely. Under a case-insensitive regex, runs also stop at non-ASCII
-// characters and at k/s (RE2 folds them with the Kelvin sign and the long s, which toLowerCase does not map
-// to ASCII).
+// that are classes and anchors entirely. Runs also stop at non-ASCII characters. Under a case-insensitive
+// regex an ASCII letter may match a non-ASCII one (RE2 matches `k` with the Kelvin sign and `s` with the
+// long s), which foldCase maps to that ASCII letter, so the literals hold there too.
+import { foldCase } from '../case-fold.js';
 import { splitInlineFlags } from '../regex/safe-regex.js';
 import type { RegexSpec } from '../regex/safe-regex.js';
 
@@ -58,7 +59,7 @@ function quantifier(src: string, i: number): { len: number; optional: boolean } 
 const MAX_ALTERNATIVES = 16;
 
 /** The characters of one plain literal of a group's alternative, or null when it is not plain. */
-function plainLiteral(src: string, caseless: boolean): string | null {
+function plainLiteral(src: string): string | null {
   let out = '';
   for (let k = 0; k < src.length; k++) {
     let c = src[k];
@@ -66,7 +67,7 @@ function plainLiteral(src: string, caseless: boolean): string | null {
       c = src[++k];
       if (c === undefined || /[A-Za-z0-9]/.test(c)) return null;
     } else if ('.^$*+?{}()[]|'.includes(c)) return null;
-    if (c.charCodeAt(0) >= 128 || (caseless && /[ksKS]/.test(c))) return null;
+    if (c.charCodeAt(0) >= 128) return null;
     out += c;
   }
   return out;
@@ -74,14 +75,14 @@ function plainLiteral(src: string, caseless: boolean): string | null {
 
 /** The alternatives of a group `(a|b)` or `(?:a|b)` (src is the group with its parentheses) when each is a
  * plain literal; null for any other group (lookarounds, named groups, nested structure). */
-function groupAlternatives(group: string, caseless: boolean): string[] | null {
+function groupAlternatives(group: string): string[] | null {
   let body = group.slice(1, -1);
   if (body.startsWith('?:')) body = body.slice(2);
   else if (body.startsWith('?')) return null;
   const alts: string[] = [];
   // An escaped `|` splits wrongly, but leaves a part ending in a lone backslash, which is not plain.
   for (const part of body.split('|')) {
-    const lit = plainLiteral(part, caseless);
+    const lit = plainLiteral(part);
     if (lit === null) return null;
     alts.push(lit);
   }
@@ -97,7 +98,7 @@ function shortest(xs: string[]): number {
 /** The best set of certain literals of one top-level branch (every match contains one of them): runs of
  * plain characters, multiplied out through groups of plain alternatives; [''] if none; null when the
  * branch cannot be read. */
-function branchLiterals(src: string, caseless: boolean): string[] | null {
+function branchLiterals(src: string): string[] | null {
   let best: string[] = [''];
   let run: string[] = [''];
   const flush = (): void => {
@@ -117,7 +118,7 @@ function branchLiterals(src: string, caseless: boolean): string[] | null {
     if (c === '(' || c === '[') {
       next = skipBracket(src, i);
       if (next < 0) return null;
-      if (c === '(') alts = groupAlternatives(src.slice(i, next), caseless);
+      if (c === '(') alts = groupAlternatives(src.slice(i, next));
       if (alts !== null && run.length * alts.length > MAX_ALTERNATIVES) alts = null;
     } else if (c === '\\') {
       const e = src[i + 1];
@@ -127,10 +128,7 @@ function branchLiterals(src: string, caseless: boolean): string[] | null {
     } else if (c === ')' || c === '|') return null; // unbalanced: give up
     else if (!'.^$*+?'.includes(c) && !(c === '{' && quantifier(src, i).len)) alts = [c];
     const q = quantifier(src, next);
-    if (alts !== null && alts.length === 1 && alts[0].length === 1) {
-      const ch = alts[0];
-      if (ch.charCodeAt(0) >= 128 || (caseless && /[ksKS]/.test(ch))) alts = null;
-    }
+    if (alts !== null && alts.length === 1 && alts[0].length === 1 && alts[0].charCodeAt(0) >= 128) alts = null;
     if (alts === null || q.optional) flush();
     else {
       append(alts);
@@ -161,7 +159,7 @@ function topLevelBranches(src: string): string[] | null {
   return out;
 }
 
-/** Lowercased literals, one of which every value the regex matches contains; null if unknown. */
+/** Folded literals, one of which every value the regex matches contains; null if unknown. */
 export function regexLiterals(spec: RegexSpec, minLength = MIN_LENGTH): string[] | null {
   const r = splitInlineFlags(spec);
   if (r.x) return null;
@@ -169,9 +167,9 @@ export function regexLiterals(spec: RegexSpec, minLength = MIN_LENGTH): string[]
   if (!branches) return null;
   const out = new Set<string>();
   for (const b of branches) {
-    const lits = branchLiterals(b, r.i);
+    const lits = branchLiterals(b);
     if (lits === null || shortest(lits) < Math.max(1, minLength)) return null;
-    for (const lit of lits) out.add(lit.toLowerCase());
+    for (const lit of lits) out.add(foldCase(lit));
   }
   return [...out];
 }

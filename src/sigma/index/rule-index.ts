@@ -16,6 +16,7 @@
 //
 // Incrementality: add/remove touch only the rule's own postings; a field's substring scanner is rebuilt
 // lazily on the next event that needs it (or by prepare()), and only if that field's patterns changed.
+import { foldCase } from '../case-fold.js';
 import type { CompiledRule } from '../compile/matcher.js';
 import { rememberNoSpacedKeys } from '../compile/field-access.js';
 import { asString } from '../compile/value-tests.js';
@@ -319,7 +320,7 @@ export class RuleIndex<K = string> {
       return;
     }
     if (fp.exact.size && fp.mayHaveExact(s)) {
-      const list = fp.exact.get(s.toLowerCase());
+      const list = fp.exact.get(foldCase(s));
       if (list !== undefined) this.emit(list);
     }
     if (fp.subs.size) this.scan(fp.subs, s, v);

@@ -4,15 +4,16 @@
 // Soundness invariant (the analysis may only ever weaken): if `rule.match(event)` is true then every
 // clause of `requirementOf(rule.ir)` holds for the event, where a clause holds when at least one of its
 // atoms holds:
-// - `exact(field, v)`: some primitive value found at `field` has `lower(asString(value)) === v`;
-// - `sub(field, v)`:   some primitive value found at `field` has `lower(asString(value))` containing `v`
+// - `exact(field, v)`: some primitive value found at `field` has `foldCase(asString(value)) === v`;
+// - `sub(field, v)`:   some primitive value found at `field` has `foldCase(asString(value))` containing `v`
 //                      (`field: null` = any leaf of the event, for keyword searches); with `at: START`
 //                      (`at: END`) it starts (ends) with `v`;
 // - `present(field)`:  some value (null and objects included) is found at `field`.
-// `lower` is String.prototype.toLowerCase on the whole value, the same folding the matcher applies.
+// foldCase (case-fold.ts) is the folding the matcher applies.
 // Whenever the analysis is unsure it answers "no constraint" (null) instead of a stronger statement: nodes
 // under `not`, keyword tests other than literal strings, `null`/`exists:false`, and cased substrings.
 // Regexes contribute the literals every match must contain (regex-literals.ts).
+import { foldCase } from '../case-fold.js';
 import { ANY, ONE } from '../detection/sigma-string.js';
 import type { IRNode, Test } from '../ir.js';
 import { isAscii } from './gram-scanner.js';
@@ -70,23 +71,23 @@ function testAtoms(field: string | null, test: Test): Atom[] | null {
   switch (test.op) {
     case 'str': {
       const wild = test.parts.some((p) => p === ANY || p === ONE);
-      if (!wild && field !== null) return [{ kind: 'exact', field, value: test.parts.length ? (test.parts[0] as string).toLowerCase() : '' }];
+      if (!wild && field !== null) return [{ kind: 'exact', field, value: test.parts.length ? foldCase(test.parts[0] as string) : '' }];
       const at = longestLiteral(test.parts);
       const lit = at < 0 ? '' : (test.parts[at] as string);
       // A keyword literal shorter than MIN_KEYWORD holds on nearly every event and would only slow down
       // the scan of every value: such a rule is better evaluated always.
       if (field === null && lit.length < MIN_KEYWORD) return null;
-      // Cased substrings are not sound under whole-value lowercasing (context-dependent case mappings).
+      // Cased substrings are left to presence (a literal cut inside a surrogate pair need not fold alike).
       if (lit && !test.cased) {
-        // The glob holds on the lowercased value, so a leading (trailing) literal starts (ends) it.
+        // The glob holds on the folded value, so a leading (trailing) literal starts (ends) it.
         const placed = field === null ? ANYWHERE : at === 0 ? START : at === test.parts.length - 1 ? END : ANYWHERE;
-        return [placed === ANYWHERE ? { kind: 'sub', field, value: lit.toLowerCase() } : { kind: 'sub', field, value: lit.toLowerCase(), at: placed }];
+        return [placed === ANYWHERE ? { kind: 'sub', field, value: foldCase(lit) } : { kind: 'sub', field, value: foldCase(lit), at: placed }];
       }
       return field === null ? null : [{ kind: 'present', field }];
     }
     case 'num':
       if (field === null) return null;
-      return [...new Set([test.text.toLowerCase(), String(test.n)])].map((value) => ({ kind: 'exact', field, value }));
+      return [...new Set([foldCase(test.text), String(test.n)])].map((value) => ({ kind: 'exact', field, value }));
     case 'bool':
       return field === null ? null : [{ kind: 'exact', field, value: test.b ? 'true' : 'false' }];
     case 'null':
