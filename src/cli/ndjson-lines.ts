@@ -1,55 +1,66 @@
-// Lines of a newline-delimited stream, for NDJSON events. Promises: lines end at '\n' only (a CR inside a
-// line is kept, one CR before the '\n' is dropped), so line numbers are physical line numbers; a UTF-8
-// byte order mark at the start of the stream is dropped; UTF-8 sequences split across chunks decode
-// whole; a line longer than `maxChars` is not kept in memory: it is yielded as `null` (too long) once its
-// end is reached, so memory stays bounded by `maxChars` whatever the input. The last line needs no '\n'.
-import { StringDecoder } from 'node:string_decoder';
+// Lines of a newline-delimited stream, for NDJSON events, handed out in batches (the lines completed by one
+// chunk of input) so that a reader processes them without a promise per line. Lines are cut from the bytes
+// and each is decoded on its own: a line of ASCII stays a one-byte string whatever its neighbours hold,
+// which JSON.parse reads about twice as fast as a slice of a decoded chunk. Promises: lines end at '\n'
+// only (a CR inside a line is kept, one CR before the '\n' is dropped), so line numbers are physical line
+// numbers; a UTF-8 byte order mark at the start of the stream is dropped; UTF-8 sequences split across
+// chunks decode whole (a '\n' byte never occurs inside a UTF-8 sequence, so decoding line by line equals
+// decoding the stream); a line longer than `maxChars` characters is given as `null` once its end is
+// reached, and no more than 3 × `maxChars` of its bytes are ever kept, so memory stays bounded whatever
+// the input. The last line needs no '\n'. Batches are never empty.
 import type { Readable } from 'node:stream';
 
 /** Default longest line kept: 64 Mi characters. */
 export const MAX_LINE_CHARS = 64 * 1024 * 1024;
 
-/** Each line of `input` (without its line end), or null for a line longer than `maxChars`. */
-export async function* ndjsonLines(input: Readable, maxChars = MAX_LINE_CHARS): AsyncGenerator<string | null> {
-  const decoder = new StringDecoder('utf8');
-  let parts: string[] = [];
-  let length = 0;
+/** The lines of `input` (without their line ends), a batch per chunk; null for a line longer than
+ * `maxChars`. */
+export async function* ndjsonBatches(input: Readable, maxChars = MAX_LINE_CHARS): AsyncGenerator<Array<string | null>> {
+  // A UTF-8 sequence of n bytes is at least n/3 UTF-16 characters: beyond this many bytes a line is too long.
+  const maxBytes = 3 * (maxChars + 1);
+  // The bytes of the current line that came in earlier chunks.
+  let carry: Buffer[] = [];
+  let carried = 0;
   let tooLong = false;
-  let first = true;
-  const finish = (): string | null => {
-    let line = tooLong ? null : parts.join('');
-    parts = [];
-    length = 0;
+  let lineNo = 0;
+  const line = (bytes: Buffer, start: number, end: number): string | null => {
+    let text: string | null;
+    if (tooLong) text = null;
+    else if (carried === 0) text = bytes.toString('utf8', start, end);
+    else text = Buffer.concat([...carry, bytes.subarray(start, end)]).toString('utf8');
+    carry = [];
+    carried = 0;
     tooLong = false;
-    if (line !== null && line.endsWith('\r')) line = line.slice(0, -1);
-    return line !== null && line.length > maxChars ? null : line;
+    if (text !== null) {
+      if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
+      if (lineNo === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (text.length > maxChars) text = null;
+    }
+    lineNo++;
+    return text;
   };
-  const append = (piece: string): void => {
-    if (tooLong) return;
-    // One character more than allowed: the CR of a CRLF line end may be the last.
-    if (length + piece.length > maxChars + 1) {
+  const keep = (bytes: Buffer): void => {
+    if (tooLong || bytes.length === 0) return;
+    if (carried + bytes.length > maxBytes) {
       tooLong = true;
-      parts = [];
-      length = 0;
+      carry = [];
+      carried = 0;
       return;
     }
-    parts.push(piece);
-    length += piece.length;
+    carry.push(bytes);
+    carried += bytes.length;
   };
   for await (const chunk of input) {
-    let text = typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
-    if (first && text.length > 0) {
-      first = false;
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    }
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    const batch: Array<string | null> = [];
     let start = 0;
-    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-      append(text.slice(start, nl));
-      yield finish();
+    for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, start)) {
+      batch.push(line(bytes, start, nl));
       start = nl + 1;
     }
-    if (start < text.length) append(text.slice(start));
+    // The rest of the chunk starts the next line (copied: a stream may reuse its buffers).
+    if (start < bytes.length) keep(Buffer.from(bytes.subarray(start)));
+    if (batch.length) yield batch;
   }
-  append(decoder.end());
-  if (length > 0 || tooLong) yield finish();
+  if (carried > 0 || tooLong) yield [line(Buffer.alloc(0), 0, 0)];
 }

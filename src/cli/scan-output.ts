@@ -1,5 +1,6 @@
 // Buffered writing of scan results to a stream (stdout), with backpressure. Promises: text is written in
-// order, in chunks of about FLUSH_BYTES, waiting for 'drain' when the stream's buffer is full; when the
+// order, in chunks of about FLUSH_BYTES (the caller flushes when `write` says the buffer is full), waiting
+// for 'drain' when the stream's buffer is full; when the
 // reader goes away (EPIPE) writing stops quietly (`closed`); any other write error (a full disk, a closed
 // descriptor) stops writing too and is kept in `failure` for the caller to report.
 import { once } from 'node:events';
@@ -18,9 +19,10 @@ export class BufferedOutput {
     out.on('error', (e: NodeJS.ErrnoException) => this.stop(e));
   }
 
-  async write(s: string): Promise<void> {
+  /** Buffer `s`; true when the buffer is full and the caller should `flush` before writing more. */
+  write(s: string): boolean {
     this.buf += s;
-    if (this.buf.length >= FLUSH_BYTES) await this.flush();
+    return this.buf.length >= FLUSH_BYTES;
   }
 
   /** Write what is buffered and wait until the stream has taken it. */

@@ -9,7 +9,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { buildCatalog, EventTooDeepError, getPreset, listPresets } from '../sigma/index.js';
-import { ndjsonLines, MAX_LINE_CHARS } from './ndjson-lines.js';
+import { ndjsonBatches, MAX_LINE_CHARS } from './ndjson-lines.js';
 import { readRuleSources } from './rule-files.js';
 import type { Unreadable } from './rule-files.js';
 import { parseScanArgs, SCAN_USAGE, UsageError } from './scan-args.js';
@@ -17,6 +17,8 @@ import type { ScanArgs } from './scan-args.js';
 import { BufferedOutput } from './scan-output.js';
 
 const MAX_REPORTED_BAD_LINES = 20;
+/** Bytes read from an events file at a time. */
+const READ_CHUNK = 1 << 20;
 
 function say(text: string): void {
   process.stderr.write(`vigil scan: ${text}\n`);
@@ -76,7 +78,7 @@ export async function scan(argv: string[]): Promise<number> {
     (r) => `,"rule_id":${JSON.stringify(r.id)},"rule_title":${JSON.stringify(r.title)},"level":${JSON.stringify(r.level)},"rule_path":${JSON.stringify(r.path)}}\n`,
   );
 
-  const input: Readable = args.events === '-' ? process.stdin : createReadStream(args.events);
+  const input: Readable = args.events === '-' ? process.stdin : createReadStream(args.events, { highWaterMark: READ_CHUNK });
   let inputError: Error | null = null;
   input.on('error', (e) => {
     inputError = e;
@@ -92,38 +94,41 @@ export async function scan(argv: string[]): Promise<number> {
   };
   const scanStart = performance.now();
   try {
-    for await (const line of ndjsonLines(input)) {
-      lineNo++;
-      if (line === null) {
-        skip(`longer than ${MAX_LINE_CHARS} characters`);
-        continue;
-      }
-      if (line.trim() === '') continue;
-      let event: unknown;
-      try {
-        event = JSON.parse(line);
-      } catch (e) {
-        skip(`not valid JSON (${(e as Error).message})`);
-        continue;
-      }
-      if (typeof event !== 'object' || event === null || Array.isArray(event)) {
-        skip(lineNo === 0 && Array.isArray(event) ? 'a JSON array, not an object (NDJSON expected: one event per line)' : 'not a JSON object');
-        continue;
-      }
-      let hits: number[];
-      try {
-        hits = index.match(event);
-      } catch (e) {
-        if (!(e instanceof EventTooDeepError)) throw e;
-        skip(e.message);
-        continue;
-      }
-      events++;
-      if (hits.length === 0) continue;
-      hits.sort((a, b) => a - b);
-      for (const h of hits) {
-        matches++;
-        await out.write(`{"event":${lineNo}${suffix[h]}`);
+    for await (const batch of ndjsonBatches(input)) {
+      for (const line of batch) {
+        lineNo++;
+        if (line === null) {
+          skip(`longer than ${MAX_LINE_CHARS} characters`);
+          continue;
+        }
+        if (line.trim() === '') continue;
+        let event: unknown;
+        try {
+          event = JSON.parse(line);
+        } catch (e) {
+          skip(`not valid JSON (${(e as Error).message})`);
+          continue;
+        }
+        if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+          skip(lineNo === 0 && Array.isArray(event) ? 'a JSON array, not an object (NDJSON expected: one event per line)' : 'not a JSON object');
+          continue;
+        }
+        let hits: number[];
+        try {
+          hits = index.match(event);
+        } catch (e) {
+          if (!(e instanceof EventTooDeepError)) throw e;
+          skip(e.message);
+          continue;
+        }
+        events++;
+        if (hits.length === 0) continue;
+        if (hits.length > 1) hits.sort((a, b) => a - b);
+        for (const h of hits) {
+          matches++;
+          if (out.write(`{"event":${lineNo}${suffix[h]}`)) await out.flush();
+        }
+        if (out.closed) break;
       }
       if (out.closed) break;
     }

@@ -1,13 +1,17 @@
-// ndjsonLines: lines end at '\n' only, one CR before it is dropped, a leading BOM is dropped, UTF-8 split
-// across chunks decodes whole, and lines longer than the limit come out as null without being kept.
+// ndjsonBatches: lines end at '\n' only, one CR before it is dropped, a leading BOM is dropped, UTF-8 split
+// across chunks decodes whole, lines longer than the limit come out as null without being kept, and a
+// batch holds the lines a chunk completed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import { ndjsonLines } from '../../src/cli/ndjson-lines.js';
+import { ndjsonBatches } from '../../src/cli/ndjson-lines.js';
 
 async function lines(chunks: Array<Buffer | string>, max?: number): Promise<Array<string | null>> {
   const out: Array<string | null> = [];
-  for await (const l of ndjsonLines(Readable.from(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))), max)) out.push(l);
+  for await (const batch of ndjsonBatches(Readable.from(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))), max)) {
+    assert.ok(batch.length > 0, 'batches are never empty');
+    out.push(...batch);
+  }
   return out;
 }
 
@@ -29,4 +33,10 @@ test('UTF-8 characters split across chunks decode whole', async () => {
 
 test('lines longer than the limit are null, the next lines unaffected', async () => {
   assert.deepEqual(await lines(['12345\n123', '456789', '0\nabc\n', '12345\r\n', '123456'], 5), ['12345', null, 'abc', '12345', null]);
+});
+
+test('a batch holds the lines a chunk completes', async () => {
+  const batches: Array<Array<string | null>> = [];
+  for await (const b of ndjsonBatches(Readable.from([Buffer.from('a\nb\nc'), Buffer.from('d\ne'), Buffer.from('f')]))) batches.push(b);
+  assert.deepEqual(batches, [['a', 'b'], ['cd'], ['ef']]);
 });
