@@ -25,7 +25,7 @@ export function* readRuleSources(paths: string[], rejected: Unreadable[]): Gener
     let real: string;
     let st: Stats;
     try {
-      real = realpathSync(path);
+      real = realpathSync.native(path);
       st = statSync(real);
     } catch (e) {
       rejected.push({ path, reason: `cannot read: ${errorText(e)}` });
