@@ -5,9 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { compileSafeRegex } from '../../src/sigma/index.js';
+import { compileSafeRegex, RuleIndex } from '../../src/sigma/index.js';
 import { foldCase } from '../../src/sigma/case-fold.js';
 import { regexLiterals } from '../../src/sigma/index/regex-literals.js';
+import { compile } from './helpers.js';
 import { prng } from './index-helpers.js';
 import { rulesRoot, yamlFiles } from './corpus-helpers.js';
 
@@ -32,6 +33,17 @@ test('literals found where they are certain, none where they are not', () => {
   assert.equal(lit('a.b.c'), null);
   assert.deepEqual(lit('ask', true), ['ask']);
   assert.equal(lit('ab\u00e9cd', true), null);
+  // Escapes take their arguments along: `\x41` is A, never the text "41".
+  assert.deepEqual(lit('\\x41BCD'), ['bcd']);
+  assert.deepEqual(lit('\\x{41}bcd'), ['bcd']);
+  assert.deepEqual(lit('\\u0041bcd'), ['bcd']);
+  assert.deepEqual(lit('\\101xyz'), ['xyz']);
+  assert.deepEqual(lit('\\p{Lu}abc'), ['abc']);
+  assert.deepEqual(lit('\\pLabc'), ['abc']);
+  assert.deepEqual(lit('\\k<n>abc'), ['abc']);
+  assert.deepEqual(lit('\\Qa.bc\\Efgh'), ['fgh']);
+  assert.equal(lit('\\x41'), null);
+  assert.equal(lit('z|\\x414243'), null);
 });
 
 test('whenever a corpus regex matches, the value contains one of its literals (generated values)', () => {
@@ -69,4 +81,20 @@ test('whenever a corpus regex matches, the value contains one of its literals (g
     }
   }
   assert.ok(checked > 40 && matched > 20, `checked ${checked}, matched ${matched}`);
+});
+
+test('the candidate index finds values matched through escapes (`\\x41`, `\\101`, `\\p{Lu}`, `\\u0041`)', () => {
+  const index = new RuleIndex<string>();
+  const sources = ['\\x41', 'z|\\x41', 'q*\\x41', '\\101', '\\p{Lu}', '\\u0041bc', '\\x{41}\\x42c'];
+  const rules = sources.map((source, k) => {
+    const m = compile(`sel:\n  F|re: '${source}'\ncondition: sel`);
+    index.add(String(k), m);
+    return m;
+  });
+  for (const F of ['A', 'xAy', 'Abc', 'ABc', 'a', '41', 'x41A']) {
+    const want = rules.map((r, k) => (r.match({ F }) ? String(k) : null)).filter((k) => k !== null);
+    assert.deepEqual(index.match({ F }).sort(), want.sort(), F);
+  }
+  assert.equal(rules[0].match({ F: 'A' }), true);
+  assert.equal(rules[5].match({ F: 'Abc' }), true);
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { foldCase } from '../../src/sigma/case-fold.js';
 import { AffixSet } from '../../src/sigma/compile/affix-set.js';
 import { compileString } from '../../src/sigma/compile/string-match.js';
-import { ANY } from '../../src/sigma/detection/sigma-string.js';
+import { ANY, ONE } from '../../src/sigma/detection/sigma-string.js';
 import type { StrPart } from '../../src/sigma/ir.js';
 import { prng } from './index-helpers.js';
 
@@ -72,5 +72,38 @@ test('prefix and suffix sets agree with testing every literal', () => {
       assert.equal(prefixes.test(s), lits.some((l) => s.startsWith(l)), `${JSON.stringify(lits)} prefix of ${s}`);
       assert.equal(suffixes.test(s), lits.some((l) => s.endsWith(l)), `${JSON.stringify(lits)} suffix of ${s}`);
     }
+  }
+});
+
+test('`?` is one character, also outside the Basic Multilingual Plane (a surrogate pair)', () => {
+  const glob = (parts: StrPart[], cased = false): ((s: string) => boolean) => compileString(parts, cased);
+  assert.equal(glob(['a', ONE, 'b'])('a😀b'), true);
+  assert.equal(glob(['a', ONE, 'b'], true)('a😀b'), true);
+  assert.equal(glob(['a', ONE, ONE, 'b'])('a😀b'), false);
+  assert.equal(glob([ONE, ONE])('😀'), false);
+  assert.equal(glob([ANY, ONE, ONE])('😀'), false);
+  assert.equal(glob([ANY, ONE, ONE])('x😀'), true);
+  assert.equal(glob([ANY, ONE, 'b'])('😀😀b'), true);
+  assert.equal(glob(['x', ONE])('x𝐀'), true);
+  assert.equal(glob([ANY, '😀', ONE])('a😀😀'), true);
+});
+
+test('wildcard patterns agree with an anchored Unicode regex (random patterns and texts, astral characters)', () => {
+  const rnd = prng(31);
+  const chars = ['a', 'b', '😀', '𝐀', 'é'];
+  const pick = (): string => chars[Math.floor(rnd() * chars.length)];
+  const esc = (c: string): string => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  for (let round = 0; round < 3000; round++) {
+    const parts: StrPart[] = [];
+    let source = '';
+    for (let k = Math.floor(rnd() * 5); k >= 0; k--) {
+      const r = rnd();
+      const part: StrPart = r < 0.25 ? ANY : r < 0.5 ? ONE : pick();
+      parts.push(part);
+      source += part === ANY ? '[\\s\\S]*' : part === ONE ? '[\\s\\S]' : esc(part as string);
+    }
+    const re = new RegExp(`^${source}$`, 'u');
+    const text = Array.from({ length: Math.floor(rnd() * 5) }, pick).join('');
+    assert.equal(compileString(parts, true)(text), re.test(text), `${source} on ${text}`);
   }
 });

@@ -100,7 +100,16 @@ export function shapeOf(input: StrPart[]): StrShape {
   return { kind: 'glob' };
 }
 
-/** Glob over code units: pattern entries are char codes, -1 for `*`, -2 for `?`. */
+/** Code units of the character at s[i]: 2 for a surrogate pair, else 1. */
+function charUnits(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  if (c < 0xd800 || c > 0xdbff || i + 1 >= s.length) return 1;
+  const d = s.charCodeAt(i + 1);
+  return d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
+}
+
+/** Glob over code units: pattern entries are char codes, -1 for `*`, -2 for `?`. A `?` takes one
+ * character (a surrogate pair whole), and `*` gives characters back whole, so a pair is never split. */
 function globMatch(p: Int32Array, s: string): boolean {
   let pi = 0;
   let si = 0;
@@ -109,7 +118,10 @@ function globMatch(p: Int32Array, s: string): boolean {
   const pn = p.length;
   const sn = s.length;
   while (si < sn) {
-    if (pi < pn && (p[pi] === -2 || p[pi] === s.charCodeAt(si))) {
+    if (pi < pn && p[pi] === -2) {
+      pi++;
+      si += charUnits(s, si);
+    } else if (pi < pn && p[pi] === s.charCodeAt(si)) {
       pi++;
       si++;
     } else if (pi < pn && p[pi] === -1) {
@@ -117,7 +129,8 @@ function globMatch(p: Int32Array, s: string): boolean {
       mark = si;
     } else if (star >= 0) {
       pi = star + 1;
-      si = ++mark;
+      mark += charUnits(s, mark);
+      si = mark;
     } else return false;
   }
   while (pi < pn && p[pi] === -1) pi++;

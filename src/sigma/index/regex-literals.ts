@@ -55,6 +55,43 @@ function quantifier(src: string, i: number): { len: number; optional: boolean } 
   return { len, optional };
 }
 
+/** Index just after the escape that starts at `i` (src[i] is a backslash): a letter or digit escape
+ * takes its arguments along (`\x41`, `\u{1F600}`, `\p{Lu}`, `\101`, `\k<name>`, `\Q…\E`), so that they
+ * are never read as literal text; taking too much only shortens a literal. */
+function escapeEnd(src: string, i: number): number {
+  const e = src[i + 1];
+  const k = i + 2;
+  const braced = (open: string, close: string): number => {
+    if (src[k] !== open) return -1;
+    const end = src.indexOf(close, k + 1);
+    return end < 0 ? src.length : end + 1;
+  };
+  const run = (re: RegExp, max: number): number => {
+    let n = 0;
+    while (n < max && k + n < src.length && re.test(src[k + n])) n++;
+    return k + n;
+  };
+  switch (e) {
+    case 'x':
+    case 'u':
+      return braced('{', '}') >= 0 ? braced('{', '}') : run(/[0-9A-Fa-f]/, e === 'x' ? 2 : 4);
+    case 'p':
+    case 'P':
+    case 'N':
+      return braced('{', '}') >= 0 ? braced('{', '}') : k + 1;
+    case 'c':
+      return k + 1;
+    case 'k':
+      return Math.max(braced('<', '>'), braced('{', '}'), braced("'", "'"), k);
+    case 'Q': {
+      const end = src.indexOf('\\E', k);
+      return end < 0 ? src.length : end + 2;
+    }
+    default:
+      return /[0-9]/.test(e) ? run(/[0-9]/, Infinity) : k;
+  }
+}
+
 /** At most this many literals are carried through groups of alternatives (`(W|R)` doubles them). */
 const MAX_ALTERNATIVES = 16;
 
@@ -123,7 +160,7 @@ function branchLiterals(src: string): string[] | null {
     } else if (c === '\\') {
       const e = src[i + 1];
       if (e === undefined) return null;
-      next = i + 2;
+      next = escapeEnd(src, i);
       if (!/[A-Za-z0-9]/.test(e)) alts = [e];
     } else if (c === ')' || c === '|') return null; // unbalanced: give up
     else if (!'.^$*+?'.includes(c) && !(c === '{' && quantifier(src, i).len)) alts = [c];

@@ -2,7 +2,7 @@
 // an RE2 automaton (re2js, pure JS), so matching is linear in the input whatever the pattern, with or
 // without `i`; a leading inline flag group such as `(?i)` becomes flags; patterns RE2 cannot run in linear
 // time (lookaround, backreferences) or that compile to an oversized program are refused with a clear
-// message instead of being matched unsafely. Matching is an unanchored search (sigma-notes §4).
+// message instead of being matched unsafely; `\uXXXX` escapes are read as in JavaScript and Python. Matching is an unanchored search (sigma-notes §4).
 import { RE2JS } from 're2js';
 
 export const MAX_PROGRAM_SIZE = 20_000;
@@ -31,6 +31,13 @@ export function splitInlineFlags(spec: RegexSpec): RegexSpec & { x: boolean } {
   };
 }
 
+/** Spell `\uXXXX` and `\u{X…}` (JavaScript and Python) as RE2's `\x{X…}`; every other escape is kept. */
+function re2Escapes(source: string): string {
+  return source.replace(/\\(?:u([0-9A-Fa-f]{4})|u\{([0-9A-Fa-f]{1,6})\}|[\s\S])/g, (all, four?: string, braced?: string) =>
+    four !== undefined ? `\\x{${four}}` : braced !== undefined ? `\\x{${braced}}` : all,
+  );
+}
+
 export function compileSafeRegex(spec: RegexSpec): RegexResult {
   const r = splitInlineFlags(spec);
   if (r.x) return { ok: false, message: 'regex: the verbose flag (?x) is not supported' };
@@ -39,7 +46,7 @@ export function compileSafeRegex(spec: RegexSpec): RegexResult {
   if (r.m) flags |= RE2JS.MULTILINE;
   if (r.s) flags |= RE2JS.DOTALL;
   try {
-    const re = RE2JS.compile(r.source, flags);
+    const re = RE2JS.compile(re2Escapes(r.source), flags);
     if (re.programSize() > MAX_PROGRAM_SIZE) {
       return { ok: false, message: `regex is too large (program size ${re.programSize()}, limit ${MAX_PROGRAM_SIZE})` };
     }
