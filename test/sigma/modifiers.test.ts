@@ -79,6 +79,15 @@ test('cidr: IPv4 and IPv6', () => {
   assert.equal(m.match({ ip: 'fec0::1' }), false);
   assert.equal(m.match({ ip: 'not an ip' }), false);
   assert.match(problems(sel('ip|cidr', "'10.0.0.0/33'"))[0].message, /not a valid/);
+  // Addresses read as Python's ipaddress reads them: no leading zeros (octal to inet_aton), no spaces.
+  assert.equal(m.match({ ip: '010.0.0.1' }), false);
+  assert.equal(m.match({ ip: ' 10.0.0.1' }), false);
+  assert.equal(m.match({ ip: '10.0.0.0' }), true);
+  assert.equal(m.match({ ip: '::ffff:10.0.0.1' }), false); // IPv4-mapped IPv6 is IPv6
+  // A network with host bits set is refused, as a strict network parser does.
+  assert.match(problems(sel('ip|cidr', "'10.1.2.3/8'"))[0].message, /host bits set beyond the \/8 prefix/);
+  assert.match(problems(sel('ip|cidr', "'fe80::1/10'"))[0].message, /host bits/);
+  assert.deepEqual(problems(sel('ip|cidr', "['10.1.2.3/32', '0.0.0.0/0', '::/0', '2620:83:8000::/48']")), []);
 });
 
 test('exists true/false (present even when null)', () => {
@@ -89,6 +98,10 @@ test('exists true/false (present even when null)', () => {
   assert.equal(f.match({}), true);
   assert.equal(f.match({ F: '' }), false);
   assert.match(problems(sel('F|exists', "'maybe'"))[0].message, /true or false/);
+  // A boolean only (a quoted 'true' is a string), and no modifier before it, not even neq or all.
+  assert.match(problems(sel('F|exists', "'true'"))[0].message, /true or false/);
+  assert.match(problems(sel('F|neq|exists', 'true'))[0].message, /'exists' must be the first modifier/);
+  assert.match(problems(sel('F|all|exists', 'true'))[0].message, /'exists' must be the first modifier/);
 });
 
 test('expand: placeholder values from the pipeline, \\% escapes, refused when unresolved', () => {
@@ -118,16 +131,23 @@ test('gt / gte / lt / lte', () => {
   assert.equal(compile(sel('n|lt', '5')).match({ n: 4.5 }), true);
   assert.equal(compile(sel('n|lte', '5')).match({ n: 'x' }), false);
   assert.match(problems(sel('n|gt', "'abc'"))[0].message, /expects a number/);
+  // Event text is read as a decimal number the way Python's float reads it: no hexadecimal or octal.
+  const gte = compile(sel('n|gte', '10'));
+  for (const n of ['1e3', 'Infinity', 'inf', '+20', '10.', ' 42 ', '1_000', '.5e2']) assert.equal(gte.match({ n }), true, n);
+  for (const n of ['0x10', '0o17', '0b11', '1__0', '_10', '10_', 'nan', '12abc', '', ' ', '-inf']) assert.equal(gte.match({ n }), false, n);
   // A quoted number is a string: refused, as pySigma does ("Compare operator expects number").
   assert.match(problems(sel('n|gt', "'5'"))[0].message, /expects a number/);
   assert.match(problems(sel('t|hour', "'10'"))[0].message, /expects a number/);
 });
 
-test('contains, startswith, endswith and cased refuse numbers; quoted, they match the text', () => {
-  for (const mod of ['contains', 'startswith', 'endswith', 'cased']) {
+test('string modifiers refuse numbers and booleans; quoted, they match the text', () => {
+  for (const mod of ['contains', 'startswith', 'endswith', 'cased', 'windash', 'base64', 'base64offset', 'wide', 'utf16le', 'utf16be', 'utf16', 'expand', 're']) {
     assert.match(problems(sel(`EventID|${mod}`, '46'))[0].message, new RegExp(`'${mod}' cannot be applied to the number 46`));
     assert.match(problems(sel(`EventID|${mod}`, '[1, 46]'))[0].message, /cannot be applied to the number/);
+    assert.match(problems(sel(`Signed|${mod}`, 'true'))[0].message, new RegExp(`'${mod}' cannot be applied to the boolean true`));
   }
+  assert.equal(compile(sel('F|windash', "'5'")).match({ F: '5' }), true);
+  assert.equal(compile(sel('F|re', "'^4[0-9]'")).match({ F: 46 }), true);
   assert.equal(compile(sel('EventID|startswith', "'46'")).match({ EventID: 4624 }), true);
   assert.equal(compile(sel('EventID|contains', "'62'")).match({ EventID: '4624' }), true);
 });

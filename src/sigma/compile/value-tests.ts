@@ -19,13 +19,19 @@ export function asString(v: unknown): string | undefined {
   return undefined;
 }
 
+/** A decimal number as text, the way the reference reads one (Python's float): surrounding whitespace,
+ * a sign, digits with single underscores between them, a fraction, an exponent; or inf/infinity/nan. No
+ * hexadecimal, octal or binary (JavaScript's Number would read `0x10` as 16). */
+const DECIMAL = /^\s*[+-]?(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?\s*$/;
+const SPECIAL = /^\s*([+-]?)(?:(inf(?:inity)?)|nan)\s*$/i;
+
 function asNumber(v: unknown): number | undefined {
   if (typeof v === 'number') return v;
-  if (typeof v === 'string' && v.trim() !== '') {
-    const n = Number(v);
-    return Number.isNaN(n) ? undefined : n;
-  }
-  return undefined;
+  if (typeof v !== 'string') return undefined;
+  if (DECIMAL.test(v)) return Number(v.includes('_') ? v.replace(/_/g, '') : v);
+  const m = SPECIAL.exec(v);
+  if (m === null) return undefined;
+  return m[2] === undefined ? NaN : m[1] === '-' ? -Infinity : Infinity;
 }
 
 export function compare(op: CompareOp | 'eq', a: number, b: number): boolean {
@@ -132,7 +138,7 @@ export function compileValueTest(test: Test): { ok: true; fn: ValueTest } | { ok
         ok: true,
         fn: (v) => {
           if (typeof v !== 'string') return false;
-          const ip = parseIp(v.trim());
+          const ip = parseIp(v);
           return ip !== null && inCidr(ip, net);
         },
       };

@@ -1,6 +1,8 @@
 // IPv4/IPv6 address and CIDR parsing for the `cidr` modifier.
-// Promises: addresses parse to 4 or 16 bytes (IPv4-mapped IPv6 stays IPv6); a CIDR parses to a network whose
-// host bits are ignored; `inCidr` is allocation-free apart from parsing the event value.
+// Promises: addresses parse to 4 or 16 bytes (IPv4-mapped IPv6 stays IPv6) and, as the reference reads them
+// (Python's ipaddress), an IPv4 part never has a leading zero (`010` is refused: it would be octal to
+// inet_aton) and no whitespace is skipped; a CIDR parses to a network (`hostBits` tells whether bits beyond
+// the prefix are set); `inCidr` is allocation-free apart from parsing the event value.
 export interface Cidr {
   version: 4 | 6;
   bytes: Uint8Array;
@@ -13,7 +15,7 @@ export function parseIpv4(s: string): Uint8Array | null {
   const out = new Uint8Array(4);
   for (let i = 0; i < 4; i++) {
     const p = parts[i];
-    if (!/^\d{1,3}$/.test(p)) return null;
+    if (!/^(?:0|[1-9]\d{0,2})$/.test(p)) return null;
     const n = Number(p);
     if (n > 255) return null;
     out[i] = n;
@@ -77,11 +79,17 @@ export function parseCidr(s: string): Cidr | null {
   let prefix = max;
   if (slash >= 0) {
     const p = s.slice(slash + 1);
-    if (!/^\d{1,3}$/.test(p)) return null;
+    if (!/^(?:0|[1-9]\d{0,2})$/.test(p)) return null;
     prefix = Number(p);
     if (prefix > max) return null;
   }
   return { version: bytes.length === 4 ? 4 : 6, bytes, prefix };
+}
+
+/** Whether the network's address has bits set beyond its prefix (`10.1.2.3/8`). */
+export function hostBits(net: Cidr): boolean {
+  for (let bit = net.prefix; bit < net.bytes.length * 8; bit++) if ((net.bytes[bit >> 3] >> (7 - (bit & 7))) & 1) return true;
+  return false;
 }
 
 export function inCidr(ip: Uint8Array, net: Cidr): boolean {

@@ -14,7 +14,7 @@ import {
   pushLiteral,
 } from './sigma-string.js';
 import type { Part, SigmaString } from './sigma-string.js';
-import { parseCidr } from './ip.js';
+import { hostBits, parseCidr } from './ip.js';
 import type { CompareOp, ItemExpr, TimePart, ValueExpr, ValueLeaf } from './value-expr.js';
 
 export class ModifierError extends Error {}
@@ -121,22 +121,15 @@ function windash(s: SigmaString): ValueExpr {
   return { t: 'any', of: variants };
 }
 
-function toStringLeaf(leaf: ValueLeaf): ValueLeaf {
-  if (leaf.t === 'num') return { t: 'str', s: { parts: [leaf.text], cased: false, bytes: false } };
-  return leaf;
-}
+/** Modifiers that take a string only: a number or a boolean is refused, as pySigma's type check does
+ * (sigma-notes §2.4); quoting the value makes it a string. */
+const STRING_ONLY = new Set(['contains', 'startswith', 'endswith', 'windash', 'base64', 'base64offset', 'wide', 'utf16le', 'utf16be', 'utf16', 'cased', 'expand', 're']);
 
-/** Modifiers that read their value as a string (numbers and booleans are taken as their text). */
-const STRING_MODIFIERS = new Set(['contains', 'startswith', 'endswith', 'windash', 'base64', 'base64offset', 'wide', 'utf16le', 'utf16be', 'utf16', 'cased', 'expand']);
-
-/** Modifiers that a number refuses (pySigma's type error, sigma-notes §2.4): write the value quoted. */
-const NOT_FOR_NUMBERS = new Set(['contains', 'startswith', 'endswith', 'cased']);
-
-function applyOne(mod: string, leaf0: ValueLeaf, index: number, field: string | null): ValueExpr {
-  if (leaf0.t === 'num' && NOT_FOR_NUMBERS.has(mod)) {
-    throw new ModifierError(`modifier '${mod}' cannot be applied to the number ${leaf0.text} (quote it to match its text)`);
+function applyOne(mod: string, leaf: ValueLeaf, index: number, field: string | null): ValueExpr {
+  if ((leaf.t === 'num' || leaf.t === 'bool') && STRING_ONLY.has(mod)) {
+    const what = leaf.t === 'num' ? `the number ${leaf.text}` : `the boolean ${leaf.b}`;
+    throw new ModifierError(`modifier '${mod}' cannot be applied to ${what} (quote it to match its text)`);
   }
-  const leaf = STRING_MODIFIERS.has(mod) ? toStringLeaf(leaf0) : leaf0;
   if (leaf.t === 'null' && mod !== 'exists') return leaf;
   if (FIRST_ONLY.has(mod) && index !== 0) throw new ModifierError(`modifier '${mod}' must be the first modifier`);
   switch (mod) {
@@ -177,7 +170,6 @@ function applyOne(mod: string, leaf0: ValueLeaf, index: number, field: string | 
       break;
     case 're':
       if (leaf.t === 'str') return { t: 're', source: literalText(leaf.s), i: false, m: false, s: false };
-      if (leaf.t === 'num') return { t: 're', source: leaf.text, i: false, m: false, s: false };
       break;
     case 'i':
     case 'ignorecase':
@@ -196,6 +188,7 @@ function applyOne(mod: string, leaf0: ValueLeaf, index: number, field: string | 
       if (text !== null) {
         const cidr = parseCidr(text.trim());
         if (!cidr) throw new ModifierError(`cidr: '${text}' is not a valid IPv4/IPv6 network`);
+        if (hostBits(cidr)) throw new ModifierError(`cidr: '${text}' has host bits set beyond the /${cidr.prefix} prefix`);
         return { t: 'cidr', cidr, text };
       }
       break;
@@ -203,8 +196,7 @@ function applyOne(mod: string, leaf0: ValueLeaf, index: number, field: string | 
     case 'exists':
       if (field === null) throw new ModifierError("modifier 'exists' needs a field name");
       if (leaf.t === 'bool') return { t: 'exists', b: leaf.b };
-      if (leaf.t === 'str' && /^(true|false)$/i.test(literalText(leaf.s))) return { t: 'exists', b: /^true$/i.test(literalText(leaf.s)) };
-      throw new ModifierError("modifier 'exists' expects true or false");
+      throw new ModifierError("modifier 'exists' expects true or false (a boolean, unquoted)");
     case 'expand':
       if (leaf.t === 'str') return { t: 'str', s: extractPlaceholders(leaf.s) };
       break;
@@ -250,6 +242,8 @@ export function buildItem(field: string | null, modifiers: string[], values: Raw
   for (const m of modifiers) {
     if (!isKnownModifier(m)) throw new ModifierError(`unknown modifier '${m}'`);
   }
+  // `exists` tests the field itself: no modifier may come before it, not even `all` or `neq` (pySigma).
+  if (modifiers.includes('exists') && modifiers[0] !== 'exists') throw new ModifierError("modifier 'exists' must be the first modifier");
   const valueMods = modifiers.filter((m) => !LIST_MODIFIERS.has(m));
   const all = modifiers.includes('all');
   const negate = modifiers.includes('neq');
