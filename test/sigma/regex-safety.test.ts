@@ -46,3 +46,23 @@ test('per-rule work limits: windash positions and total value tests', async () =
   const many = Array.from({ length: 60_000 }, (_, i) => `v${i}`).join(',');
   assert.match(problems(`sel:\n    F: [${many}]\ncondition: sel`)[0].message, /limit 50000/);
 });
+
+test('patterns read as Python reads them: $ before a final newline, \\Z, \\uXXXX; classes and escapes kept', () => {
+  const re = (source: string, value: string, m = false): boolean => {
+    const r = compileSafeRegex({ source, i: false, m, s: false });
+    assert.ok(r.ok, source);
+    return r.regex.test(value);
+  };
+  assert.equal(re('a$', 'a\n'), true);
+  assert.equal(re('a$', 'a\nb'), false);
+  assert.equal(re('a$', 'a\r\n'), false);
+  assert.equal(re('^a$', 'b\na\n', true), true);
+  assert.equal(re('a\\Z', 'a\n'), false);
+  assert.equal(re('a\\Z', 'xa'), true);
+  assert.equal(re('[$]', '$'), true);
+  assert.equal(re('[^]$]x', '$x'), false);
+  assert.equal(re('\\$', 'x$'), true);
+  assert.equal(re('\\u0041\\u{1F600}', 'A😀'), true);
+  assert.equal(re('\\\\u0041', '\\u0041'), true);
+  assert.equal(compile("sel:\n  F|re: 'exe$'\ncondition: sel").match({ F: 'cmd.exe\n' }), true);
+});

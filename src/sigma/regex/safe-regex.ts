@@ -2,7 +2,7 @@
 // an RE2 automaton (re2js, pure JS), so matching is linear in the input whatever the pattern, with or
 // without `i`; a leading inline flag group such as `(?i)` becomes flags; patterns RE2 cannot run in linear
 // time (lookaround, backreferences) or that compile to an oversized program are refused with a clear
-// message instead of being matched unsafely; `\uXXXX` escapes are read as in JavaScript and Python. Matching is an unanchored search (sigma-notes §4).
+// message instead of being matched unsafely; patterns are read as Python's `re` reads them (re2Source). Matching is an unanchored search (sigma-notes §4).
 import { RE2JS } from 're2js';
 
 export const MAX_PROGRAM_SIZE = 20_000;
@@ -31,11 +31,41 @@ export function splitInlineFlags(spec: RegexSpec): RegexSpec & { x: boolean } {
   };
 }
 
-/** Spell `\uXXXX` and `\u{X…}` (JavaScript and Python) as RE2's `\x{X…}`; every other escape is kept. */
-function re2Escapes(source: string): string {
-  return source.replace(/\\(?:u([0-9A-Fa-f]{4})|u\{([0-9A-Fa-f]{1,6})\}|[\s\S])/g, (all, four?: string, braced?: string) =>
-    four !== undefined ? `\\x{${four}}` : braced !== undefined ? `\\x{${braced}}` : all,
-  );
+/** The pattern in RE2's syntax, read as Python's `re` (and PCRE) read it: `\uXXXX` and `\u{X…}` are
+ * characters (RE2 spells them `\x{…}`), `\Z` is the end of the text (`\z`), and outside multiline mode
+ * `$` also matches before a newline that ends the text (RE2's `$` is the very end). Escapes and
+ * character classes are copied as they are. */
+const UNICODE_ESCAPE = /u(?:([0-9A-Fa-f]{4})|\{([0-9A-Fa-f]{1,6})\})/y;
+
+export function re2Source(source: string, multiline: boolean): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') {
+      UNICODE_ESCAPE.lastIndex = i + 1;
+      const u = UNICODE_ESCAPE.exec(source);
+      if (u) {
+        out += `\\x{${u[1] ?? u[2]}}`;
+        i += u[0].length;
+      } else {
+        const e = source[++i] ?? '';
+        out += e === 'Z' && !inClass ? '\\z' : c + e;
+      }
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      out += c;
+    } else if (c === '[') {
+      inClass = true;
+      out += c;
+      // A ']' first in a class (after an optional '^') is a literal.
+      if (source[i + 1] === '^') out += source[++i];
+      if (source[i + 1] === ']') out += source[++i];
+    } else out += c === '$' && !multiline ? '(?:\\n?\\z)' : c;
+  }
+  return out;
 }
 
 export function compileSafeRegex(spec: RegexSpec): RegexResult {
@@ -46,7 +76,7 @@ export function compileSafeRegex(spec: RegexSpec): RegexResult {
   if (r.m) flags |= RE2JS.MULTILINE;
   if (r.s) flags |= RE2JS.DOTALL;
   try {
-    const re = RE2JS.compile(re2Escapes(r.source), flags);
+    const re = RE2JS.compile(re2Source(r.source, r.m), flags);
     if (re.programSize() > MAX_PROGRAM_SIZE) {
       return { ok: false, message: `regex is too large (program size ${re.programSize()}, limit ${MAX_PROGRAM_SIZE})` };
     }
