@@ -310,3 +310,23 @@ test('under logsource conditions a rule keeps witnesses of its own detection, em
   for (let round = 0; round < 3; round++) for (const e of events) assert.deepEqual(index.match(e).sort(), naive(rules, e).sort(), JSON.stringify(e));
   assert.ok(events.some((e) => index.match(e).length > 0));
 });
+
+test('empty arrays make a field present: exists, null and not-rules agree with evaluating every rule', () => {
+  const rules = keyedRules([
+    'sel:\n  F|exists: true\ncondition: sel',
+    'sel:\n  F|exists: false\ncondition: sel',
+    'sel:\n  F: null\ncondition: sel',
+    'sel:\n  F: x\ncondition: not sel',
+    'sel:\n  a.b|exists: true\ncondition: sel',
+    'sel:\n  F|exists: true\nfilter:\n  G: y\ncondition: sel and not filter',
+    'sel:\n  F|exists: false\n  G: y\ncondition: sel',
+    'sel:\n  F: null\n  G: y\ncondition: sel',
+  ]);
+  const index = new RuleIndex();
+  for (const [k, m] of rules) index.add(k, m);
+  const events: object[] = [{}, { F: [] }, { F: [[]] }, { F: null }, { F: [null, 'x'] }, { F: 'x' }, { a: { b: [] } }, { 'a.b': [] }, { a: [] }, { F: [], G: 'y' }, { G: [] }, { G: 'y' }, { G: 'y', F: [] }, { G: 'y', F: [[]] }, { G: 'y' }];
+  // Twice: the second pass is answered by the memos.
+  for (let pass = 0; pass < 2; pass++) {
+    for (const e of events) assert.deepEqual(index.match(e).sort(), naive(rules, e).sort(), JSON.stringify(e));
+  }
+});

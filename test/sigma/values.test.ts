@@ -60,6 +60,31 @@ test('null, empty string, empty list', () => {
   assert.equal(l.match({ F: 'x' }), false);
 });
 
+test('null and exists on arrays: an empty array is present and not null; a null member is null', () => {
+  const isNull = compile(`sel:\n    F: null\ncondition: sel`);
+  const exists = compile(`sel:\n    F|exists: true\ncondition: sel`);
+  const absent = compile(`sel:\n    F|exists: false\ncondition: sel`);
+  const nested = compile(`sel:\n    a.b|exists: true\ncondition: sel`);
+  const cases: Array<[object, boolean, boolean]> = [
+    // event, null, exists
+    [{}, true, false],
+    [{ F: null }, true, true],
+    [{ F: [] }, false, true],
+    [{ F: [[]] }, false, true],
+    [{ F: [null, 'x'] }, true, true],
+    [{ F: ['x'] }, false, true],
+  ];
+  for (const [event, n, x] of cases) {
+    assert.equal(isNull.match(event), n, `null on ${JSON.stringify(event)}`);
+    assert.equal(exists.match(event), x, `exists on ${JSON.stringify(event)}`);
+    assert.equal(absent.match(event), !x, `not exists on ${JSON.stringify(event)}`);
+  }
+  assert.equal(nested.match({ a: { b: [] } }), true);
+  assert.equal(nested.match({ 'a.b': [] }), true);
+  assert.equal(nested.match({ a: [{ c: 1 }, { b: [] }] }), true);
+  assert.equal(nested.match({ a: [] }), false);
+});
+
 test('numbers match numerically or as their decimal string; YAML 1.1 keeps 00000429 a string', () => {
   const m = compile(`sel:\n    EventID: 4688\ncondition: sel`);
   assert.equal(m.match({ EventID: 4688 }), true);

@@ -1,6 +1,8 @@
 // Reading field values out of events. Promises: a field `a.b.c` resolves as a flat key (`"a.b.c"`), as a
 // nested path, or any mix (`{"a.b": {"c": …}}`), longest key first; arrays at any level fan out (any member);
 // when a key is missing, event keys with spaces are matched with their spaces removed (sigma-notes §13.5).
+// A field is present when some path holds a value, null and empty arrays included (`present`); `each`
+// visits the values, arrays expanded, so an empty array gives none.
 // Lookups allocate nothing per event except one index per object that has keys with spaces (kept for the
 // last few objects looked into; `rememberNoSpacedKeys` lets a caller that already walked an object's keys
 // say that it has none).
@@ -9,6 +11,8 @@ export type Visit = (value: unknown) => boolean;
 export interface Accessor {
   /** Call visit for every value found (null included, arrays expanded); true as soon as visit returns true. */
   each(event: unknown, visit: Visit): boolean;
+  /** Whether the field holds anything, be it null or an empty array. */
+  present(event: unknown): boolean;
 }
 
 const NO_SPACED = new Map<string, string>();
@@ -87,6 +91,9 @@ export function makeAccessor(path: string): Accessor {
         const v = get(event as Record<string, unknown>, path, stripped);
         return v === undefined ? false : emit(v, visit);
       },
+      present(event) {
+        return typeof event === 'object' && event !== null && get(event as Record<string, unknown>, path, stripped) !== undefined;
+      },
     };
   }
   // keys[i][j] = segs[i..j) joined with '.'
@@ -115,7 +122,16 @@ export function makeAccessor(path: string): Accessor {
     }
     return false;
   };
-  return { each: (event, visit) => walk(event, 0, visit) };
+  const found = (node: unknown, i: number): boolean => {
+    if (Array.isArray(node)) return node.some((m) => found(m, i));
+    if (typeof node !== 'object' || node === null) return false;
+    for (let j = n; j > i; j--) {
+      const v = get(node as Record<string, unknown>, keys[i][j], strippedKeys[i][j]);
+      if (v !== undefined && (j === n || found(v, j))) return true;
+    }
+    return false;
+  };
+  return { each: (event, visit) => walk(event, 0, visit), present: (event) => found(event, 0) };
 }
 
 /** Visit every leaf value of an event (for keyword searches), with its dotted path. */

@@ -59,23 +59,26 @@ class Compiler {
       for (let i = 0; i < accs.length; i++) if (fn(accs[i], fields[i])) return true;
       return false;
     };
-    const notNull = (v: unknown): boolean => v !== null;
-    const always = (): boolean => true;
+    // null: the field is absent, or one of its values is null (arrays match through any member).
+    const isNull = (v: unknown): boolean => v === null;
+    const nullAt = (a: Accessor, e: unknown): boolean => !a.present(e) || a.each(e, isNull);
     if (test.op === 'null') {
-      this.finders.set(node, (e) => (anyField((a) => !a.each(e, notNull)) ? [fields[0], null] : null));
-      return (e) => anyField((a) => !a.each(e, notNull));
+      this.finders.set(node, (e) => (anyField((a) => nullAt(a, e)) ? [fields[0], null] : null));
+      return (e) => anyField((a) => nullAt(a, e));
     }
     if (test.op === 'exists') {
+      // Present, be it null or an empty array.
       const want = test.b;
       this.finders.set(node, (e) => {
         for (let i = 0; i < accs.length; i++) {
-          let found: [string, unknown] | null = null;
-          const present = accs[i].each(e, (v) => ((found = [fields[i], v]), true));
-          if (present === want) return want ? found : [fields[i], null];
+          if (accs[i].present(e) !== want) continue;
+          let found: [string, unknown] = [fields[i], null];
+          accs[i].each(e, (v) => ((found = [fields[i], v]), true));
+          return found;
         }
         return null;
       });
-      return (e) => anyField((a) => a.each(e, always) === want);
+      return (e) => anyField((a) => a.present(e) === want);
     }
     if (test.op === 'fieldref') return this.fieldref(node, test, accs);
     const compiled = compileValueTest(test);

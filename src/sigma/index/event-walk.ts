@@ -2,7 +2,8 @@
 // record (a "route") of its canonical field name. Promises (soundness): if the matcher's accessor for field
 // F finds value v in the event (see compile/field-access.ts: flat dotted keys, nested paths or any mix,
 // arrays fanned out at any level, keys with spaces matched with spaces removed), then the walk visits v
-// with the route made for `canonicalField(F)`. The walk may visit more (path, value) pairs than any
+// with the route made for `canonicalField(F)`, and if the accessor finds F present (an empty array
+// included), the walk visits some value with that route. The walk may visit more (path, value) pairs than any
 // accessor would; that only weakens the index. Every primitive leaf (what keyword searches see) is visited
 // at least once. `walk` also reports whether a top-level key holds a space (the accessors' spaced-key
 // fallback uses it).
@@ -89,6 +90,8 @@ export class FieldRoutes<R> {
     }
     if (depth >= MAX_EVENT_DEPTH) throw new EventTooDeepError();
     if (Array.isArray(v)) {
+      // An empty array holds no value but makes the field present (exists, null).
+      if (v.length === 0) visit(n.route, v);
       for (let i = 0; i < v.length; i++) this.visitValue(n, v[i], visit, depth + 1);
       return;
     }

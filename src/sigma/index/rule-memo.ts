@@ -3,8 +3,8 @@
 // fields such a rule reads (images, users), so most evaluations become one key build and one Map lookup.
 //
 // Promises (exactness): `match(event)` always equals `rule.match(event)`. This holds because the memo is
-// keyed, field by field, by the single primitive value (or the absence of any value) that the matcher's
-// own accessors find at each field the IR reads (fieldref targets included), compared with SameValueZero
+// keyed, field by field, by the single primitive value (or the absence of any value, or the presence of
+// nothing but empty arrays) that the matcher's own accessors find at each field the IR reads (fieldref targets included), compared with SameValueZero
 // (so 1 and "1", null and absent stay apart), and a rule's result is a function of those values only. An
 // event where some field yields several values, an object, or -0 (which SameValueZero equates with 0) is
 // evaluated directly, and so is an event whose value is a text longer than MAX_KEY_LENGTH. A memo is
@@ -56,6 +56,7 @@ export function fieldsRead(node: IRNode, out = new Set<string>()): Set<string> |
 
 const ABSENT = Symbol('absent');
 const MANY = Symbol('many');
+const EMPTY = Symbol('empty');
 
 /** A memoised evaluation: `match(event)` always equals the rule's own `match(event)`. */
 export interface Memo {
@@ -169,6 +170,8 @@ export class RuleMemo implements Memo {
       this.value = ABSENT;
       this.accessors[i].each(event, this.take);
       key = this.value;
+      // No value: absent, or present holding only empty arrays (exists and null tell them apart).
+      if (key === ABSENT && this.accessors[i].present(event)) key = EMPTY;
       if (key === MANY) return this.rule.match(event);
       if (i === last) break;
       let next = level.get(key) as Map<unknown, unknown> | undefined;
