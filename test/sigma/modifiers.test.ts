@@ -164,6 +164,38 @@ test('time modifiers: minute hour day week month year, with compare', () => {
   assert.equal(compile(sel('t|hour|lt', '8')).match(ev), false);
 });
 
+test('time modifiers read the parts written in the value, whatever the machine time zone; other text has none', () => {
+  const part = (mod: string, n: number, t: unknown): boolean => compile(sel(`t|${mod}`, String(n))).match({ t });
+  const saved = process.env.TZ;
+  try {
+    for (const tz of ['UTC', 'Asia/Kolkata', 'America/New_York']) {
+      process.env.TZ = tz;
+      for (const t of ['2024-01-02 03:04:05.678', '2024-01-02T03:04:05.6789012Z', '2024-01-02T03:04:05+05:30', '2024-01-02T03:04-02:00', 1704164645, 1704164645000]) {
+        assert.equal(part('hour', 3, t), true, `${tz} ${t}`);
+        assert.equal(part('minute', 4, t), true, `${tz} ${t}`);
+        assert.equal(part('day', 2, t), true, `${tz} ${t}`);
+        assert.equal(part('month', 1, t), true, `${tz} ${t}`);
+        assert.equal(part('year', 2024, t), true, `${tz} ${t}`);
+        assert.equal(part('week', 1, t), true, `${tz} ${t}`);
+      }
+      assert.equal(part('day', 2, '2024-01-02'), true);
+      assert.equal(part('hour', 0, '2024-01-02'), true);
+    }
+  } finally {
+    if (saved === undefined) delete process.env.TZ;
+    else process.env.TZ = saved;
+  }
+  assert.equal(part('week', 53, '2020-12-31 10:00:00'), true);
+  assert.equal(part('week', 53, '2021-01-03'), true);
+  assert.equal(part('week', 1, '2021-01-04'), true);
+  // Not timestamps: no part matches, not even through a comparison.
+  for (const t of ['cmd.exe 3', '12', '02.01.2024 03:04:05', '2024-13-01', '2024-02-30', '2024-01-02 24:00:00', '', 'now', true, null]) {
+    for (const mod of ['minute', 'hour', 'day', 'week', 'month', 'year']) {
+      assert.equal(compile(sel(`t|${mod}|gte`, '0')).match({ t }), false, `${mod} on ${JSON.stringify(t)}`);
+    }
+  }
+});
+
 test('cased: case-sensitive', () => {
   const m = compile(sel('F|cased', "'CmD'"));
   assert.equal(m.match({ F: 'CmD' }), true);

@@ -7,7 +7,8 @@ import { compileSafeRegex } from '../regex/safe-regex.js';
 import type { RegexResult } from '../regex/safe-regex.js';
 import { inCidr, parseIp } from '../detection/ip.js';
 import type { Test } from '../ir.js';
-import type { CompareOp, TimePart } from '../detection/value-expr.js';
+import type { CompareOp } from '../detection/value-expr.js';
+import { timePart } from './time-parts.js';
 
 export type ValueTest = (v: unknown) => boolean;
 
@@ -46,36 +47,6 @@ export function compare(op: CompareOp | 'eq', a: number, b: number): boolean {
       return a <= b;
     default:
       return a === b;
-  }
-}
-
-function isoWeek(d: Date): number {
-  const t = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
-  const day = t.getUTCDay() || 7;
-  t.setUTCDate(t.getUTCDate() + 4 - day);
-  const yearStart = Date.UTC(t.getUTCFullYear(), 0, 1);
-  return Math.ceil(((t.getTime() - yearStart) / 86400000 + 1) / 7);
-}
-
-export function timePart(v: unknown, part: TimePart): number | undefined {
-  let d: Date;
-  if (typeof v === 'number') d = new Date(v > 1e11 ? v : v * 1000);
-  else if (typeof v === 'string') d = new Date(v);
-  else return undefined;
-  if (Number.isNaN(d.getTime())) return undefined;
-  switch (part) {
-    case 'minute':
-      return d.getUTCMinutes();
-    case 'hour':
-      return d.getUTCHours();
-    case 'day':
-      return d.getUTCDate();
-    case 'week':
-      return isoWeek(d);
-    case 'month':
-      return d.getUTCMonth() + 1;
-    case 'year':
-      return d.getUTCFullYear();
   }
 }
 
