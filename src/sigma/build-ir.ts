@@ -1,6 +1,7 @@
 // Lowering a parsed rule through a pipeline into the IR. Promises: field names are mapped exactly once
 // (renames of the logsource alternative, then the pipeline mapping); logsource conditions are AND-ed in,
-// alternatives OR-ed; placeholders are resolved from pipeline vars (or refused); keyword values get the
+// alternatives for the rule's category OR-ed, conditions without a category (a service's channel) AND-ed
+// with them; placeholders are resolved from pipeline vars (or refused); keyword values get the
 // implicit `*…*`; every problem is a {field, message} with the rule path of the offending item.
 import { and, not, or } from './ir.js';
 import type { IRNode, StrPart, Test } from './ir.js';
@@ -223,9 +224,14 @@ export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: AppliedFilte
     return { ir: { t: 'const', v: false }, errors: [{ field: '', message: `a ${rule.kind} rule has no detection to compile` }] };
   }
   const applicable = pipeline.logsources.filter((l) => logsourceApplies(l.logsource, rule.logsource));
+  // Entries for the rule's category are alternatives (Sysmon 1 or Security 4688); entries without a
+  // category (a service's channel) then narrow every alternative: a process_creation rule of service
+  // sysmon is Sysmon 1 on the Sysmon channel, not "any Sysmon event".
+  const byCategory = applicable.filter((l) => l.logsource.category !== undefined);
+  const narrowing = byCategory.length ? applicable.filter((l) => l.logsource.category === undefined) : [];
   // Group alternatives by their renames so the detection is lowered once per distinct renaming.
   const groups = new Map<string, LogsourceCondition[]>();
-  for (const l of applicable) {
+  for (const l of byCategory.length ? byCategory : applicable) {
     const k = renameKey(l.renames);
     groups.set(k, [...(groups.get(k) ?? []), l]);
   }
@@ -239,7 +245,9 @@ export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: AppliedFilte
   for (const alts of groups.values()) {
     const low = new Lowering(pipeline, alts[0]?.renames ?? {}, scoped);
     const body = and([low.detection(det), ...extra.map((f) => low.detection(f.detection, f.prefix))]);
-    const conds = alts.length ? or(alts.map((a) => low.logsourceConditions(a.conditions))) : ({ t: 'const', v: true } as IRNode);
+    const either = (ls: LogsourceCondition[]): IRNode => or(ls.map((a) => low.logsourceConditions(a.conditions)));
+    let conds: IRNode = alts.length ? either(alts) : { t: 'const', v: true };
+    if (narrowing.length) conds = and([conds, either(narrowing)]);
     alternatives.push(and([conds, body]));
     for (const e of low.errors) if (!errors.some((x) => x.field === e.field && x.message === e.message)) errors.push(e);
     if (low.predicates > MAX_PREDICATES) {

@@ -75,3 +75,23 @@ test('ecs-windows: log-source-scoped mappings (image_load → file.pe.*, powersh
   const ps = compile(`sel:\n    CommandLine|contains: iex\ncondition: sel`, getPreset('ecs-windows'), 'product: windows\n    service: powershell-classic');
   assert.equal(ps.match({ winlog: { channel: 'Windows PowerShell' }, powershell: { command: { value: 'IEX (x)' } } }), true);
 });
+
+test('windows-thor: a rule with a category and a service is the category alternative on that service only', () => {
+  const m = compile(`sel:\n    Image|endswith: '\\cmd.exe'\ncondition: sel`, getPreset('windows-thor'), 'category: process_creation\n    product: windows\n    service: sysmon');
+  const sysmon = { EventID: 1, Channel: 'Microsoft-Windows-Sysmon/Operational', Image: 'C:\\x\\cmd.exe' };
+  assert.equal(m.match(sysmon), true);
+  assert.equal(m.match({ ...sysmon, EventID: 11 }), false); // a Sysmon file event is not a process creation
+  assert.equal(m.match({ EventID: 4688, Channel: 'Security', NewProcessName: 'C:\\x\\cmd.exe' }), false);
+});
+
+test('ecs-windows on Winlogbeat 7 events: 4688 parent image, ServiceName of System 7045 and Security 4697', () => {
+  const parent = compile(`sel:\n    ParentImage|endswith: '\\explorer.exe'\ncondition: sel`, getPreset('ecs-windows'), 'category: process_creation\n    product: windows');
+  const e4688 = { event: { code: '4688' }, winlog: { channel: 'Security', event_id: 4688 }, process: { parent: { executable: 'C:\\Windows\\explorer.exe', name: 'explorer.exe' } } };
+  assert.equal(parent.match(e4688), true);
+  assert.equal(parent.match({ ...e4688, process: { parent: { executable: 'C:\\Windows\\cmd.exe', name: 'cmd.exe' } } }), false);
+  const system = compile(`sel:\n    EventID: 7045\n    ServiceName|contains: evil\ncondition: sel`, getPreset('ecs-windows'), 'product: windows\n    service: system');
+  assert.equal(system.match({ event: { code: '7045' }, winlog: { channel: 'System', event_id: 7045, event_data: { ServiceName: 'evilsvc' } } }), true);
+  const security = compile(`sel:\n    EventID: 4697\n    ServiceName|contains: evil\ncondition: sel`, getPreset('ecs-windows'), 'product: windows\n    service: security');
+  assert.equal(security.match({ event: { code: '4697' }, winlog: { channel: 'Security' }, service: { name: 'evilsvc' } }), true);
+  assert.equal(security.match({ event: { code: '4697' }, winlog: { channel: 'Security', event_data: { ServiceName: 'evilsvc' } } }), true);
+});

@@ -3,7 +3,7 @@
 import type { Pipeline, PipelineSpec } from './pipeline.js';
 import { THOR_LOGSOURCES } from './thor-data.js';
 
-/** pySigma ecs_windows field table (log-shippers.md §2), context-free subset. */
+/** pySigma ecs_windows field table (log-shippers.md §2): the mappings that hold for every log source. */
 const ECS_WINDOWS: Record<string, string[]> = {
   EventID: ['event.code'],
   Channel: ['winlog.channel'],
@@ -63,11 +63,13 @@ const ECS_WINDOWS: Record<string, string[]> = {
   NewProcessName: ['process.executable'],
   ProcessName: ['process.executable'],
   Application: ['process.executable'],
-  ParentProcessName: ['process.parent.name'],
+  // Winlogbeat 7's security module writes a 4688 event's ParentProcessName (a full path) to
+  // process.parent.executable and its file name to process.parent.name: a Security 4688 ParentImage
+  // (renamed ParentProcessName) is found in either.
+  ParentProcessName: ['process.parent.executable', 'process.parent.name'],
   ScriptBlockText: ['powershell.file.script_block_text'],
   Payload: ['powershell.file.script_block_text'],
   HostApplication: ['process.command_line'],
-  ServiceName: ['service.name'],
 };
 
 /** ecs_windows mappings that depend on the log source. */
@@ -78,6 +80,9 @@ const ECS_WINDOWS_SCOPED: NonNullable<Pipeline['scopedFieldMappings']> = [
     mappings: Object.fromEntries(PE_FIELDS.map((f) => [f, [`file.pe.${f === 'OriginalFileName' ? 'original_file_name' : f === 'FileVersion' ? 'file_version' : f.toLowerCase()}`]])),
   })),
   { logsource: { product: 'windows', service: 'powershell-classic' }, mappings: { CommandLine: ['powershell.command.value'] } },
+  // Only the Security channel's service events (4697) carry ServiceName as service.name; a System 7045
+  // keeps it under winlog.event_data.
+  { logsource: { product: 'windows', service: 'security' }, mappings: { ServiceName: ['service.name', 'winlog.event_data.ServiceName'] } },
   ...['ps_classic_start', 'ps_classic_provider_start', 'ps_classic_script'].map((category) => ({
     logsource: { category, product: 'windows' },
     mappings: { CommandLine: ['powershell.command.value'] },
