@@ -1,7 +1,7 @@
 // `vigil scan`: offline hunting. Loads Sigma rules from files/directories, streams NDJSON events (a file
 // or stdin) through the candidate index, prints one JSON line per match to stdout and a summary to stderr.
-// Promises: rules that fail to load and event lines that cannot be scanned (not JSON, not an object,
-// nested too deeply, too long) are reported and skipped; memory stays flat whatever the size of the
+// Promises: rules that fail to load (a --rules path that does not exist among them) and event lines that
+// cannot be scanned (not JSON, not an object, nested too deeply, too long) are reported and skipped; memory stays flat whatever the size of the
 // events file (bounded lines, stdout backpressure); exit 0 on success, 2 on usage errors (with a
 // message), 1 when an input cannot be read, no rule loaded, no line of a non-empty input was an event,
 // or results could not be written. Messages about lines give the 1-based line with its 0-based event
@@ -24,21 +24,13 @@ function say(text: string): void {
   process.stderr.write(`vigil scan: ${text}\n`);
 }
 
-/** Checks of the inputs named on the command line; a message, or null when they can be used. */
-function inputProblem(args: ScanArgs): string | null {
-  if (!getPreset(args.pipeline)) return `unknown pipeline '${args.pipeline}' (presets: ${listPresets().map((p) => p.name).join(', ')})`;
-  for (const p of args.rules) {
-    try {
-      statSync(p);
-    } catch {
-      return `--rules ${p}: no such file or directory`;
-    }
-  }
-  if (args.events === '-') return null;
+/** Why the events input cannot be read (null when it can be opened): a missing file, a directory. */
+function eventsProblem(events: string): string | null {
+  if (events === '-') return null;
   try {
-    if (statSync(args.events).isDirectory()) return `--events ${args.events}: is a directory`;
+    if (statSync(events).isDirectory()) return `--events ${events}: is a directory`;
   } catch (e) {
-    return `--events ${args.events}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`;
+    return `--events ${events}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`;
   }
   return null;
 }
@@ -56,10 +48,14 @@ export async function scan(argv: string[]): Promise<number> {
     process.stdout.write(SCAN_USAGE);
     return 0;
   }
-  const problem = inputProblem(args);
+  if (!getPreset(args.pipeline)) {
+    say(`unknown pipeline '${args.pipeline}' (presets: ${listPresets().map((p) => p.name).join(', ')})`);
+    return 2;
+  }
+  const problem = eventsProblem(args.events);
   if (problem !== null) {
     say(problem);
-    return 2;
+    return 1;
   }
 
   const loadStart = performance.now();

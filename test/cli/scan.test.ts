@@ -81,14 +81,31 @@ test('usage errors exit 2 with a clear message', async () => {
     [[], /--rules is required/],
     [['--rules', rules], /--events is required/],
     [['--rules', rules, '--events', '-', '--pipeline', 'nope'], /unknown pipeline 'nope'/],
-    [['--rules', join(tmp, 'missing'), '--events', '-'], /no such file/],
-    [['--rules', rules, '--events', join(tmp, 'missing.ndjson')], /no such file/],
     [['--rules', rules, '--events', '-', '--frobnicate'], /unknown argument '--frobnicate'/],
   ] as Array<[string[], RegExp]>) {
     const r = await vigil(['scan', ...args]);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, msg);
   }
+});
+
+test('inputs that cannot be read exit 1; a missing rules path is reported and the others still scan', async () => {
+  const rules = join(tmp, 'whoami-cmd.yml');
+  writeFileSync(rules, "title: Whoami\nlogsource: {product: windows}\nlevel: low\ndetection:\n  sel:\n    CommandLine|contains: whoami\n  condition: sel\n");
+  const noEvents = await vigil(['scan', '--rules', rules, '--events', join(tmp, 'missing.ndjson')]);
+  assert.equal(noEvents.code, 1, noEvents.stderr);
+  assert.match(noEvents.stderr, /--events .*missing\.ndjson: no such file/);
+  const dir = await vigil(['scan', '--rules', rules, '--events', tmp]);
+  assert.equal(dir.code, 1, dir.stderr);
+  assert.match(dir.stderr, /is a directory/);
+  const noRules = await vigil(['scan', '--rules', join(tmp, 'missing'), '--events', '-'], '{}\n');
+  assert.equal(noRules.code, 1, noRules.stderr);
+  assert.match(noRules.stderr, /rule rejected: .*missing: cannot read: .*no such file/);
+  assert.match(noRules.stderr, /no rule loaded/);
+  const some = await vigil(['scan', '--rules', join(tmp, 'missing'), '--rules', rules, '--events', '-'], `${JSON.stringify({ CommandLine: 'whoami' })}\n`);
+  assert.equal(some.code, 0, some.stderr);
+  assert.match(some.stderr, /rule rejected: .*missing: cannot read/);
+  assert.match(some.stderr, /1 events scanned .*1 rules loaded .*1 rules rejected, 1 matches/);
 });
 
 test('a reader that goes away (EPIPE) ends the scan quietly with exit 0', async () => {
