@@ -1,7 +1,7 @@
 // Sigma filters: applied when logsource and rule reference match; `(rule) and (filter condition)`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileRule, parseRule } from '../../src/sigma/index.js';
+import { buildCatalog, compileRule, getPreset, parseRule } from '../../src/sigma/index.js';
 import type { SigmaRule } from '../../src/sigma/index.js';
 
 function parse(text: string): SigmaRule {
@@ -15,7 +15,7 @@ const filter = (rules: string, logsource = 'product: windows') =>
   parse(`title: F\nlogsource:\n    ${logsource}\nfilter:\n    rules: ${rules}\n    selection:\n        User: admin\n    condition: not selection\n`);
 
 test('a filter referencing the rule by id, by name or any removes its matches', () => {
-  for (const refs of ['[5638f7c0-ac70-491d-8465-2a65075e0d86]', '[failed_logon]', 'any']) {
+  for (const refs of ['[5638f7c0-ac70-491d-8465-2a65075e0d86]', '[5638F7C0-AC70-491D-8465-2A65075E0D86]', '[failed_logon]', 'any']) {
     const c = compileRule(rule, undefined, { filters: [filter(refs)] });
     assert.ok(c.ok);
     if (!c.ok) return;
@@ -41,4 +41,20 @@ test('explain names filter selections with a prefix', () => {
       { 'filter1:selection': { User: 'bob' } },
     ]);
   }
+});
+
+test('catalogue warnings: filter references naming no loaded rule, rules the pipeline has no conditions for', () => {
+  const sources = [
+    { path: 'r.yml', text: `title: R\nid: 5638f7c0-ac70-491d-8465-2a65075e0d86\nlogsource:\n    product: windows\n    service: security\nlevel: low\ndetection:\n    selection:\n        EventID: 4625\n    condition: selection\n` },
+    { path: 'z.yml', text: `title: Z\nlogsource:\n    product: zeek\n    service: rdp\nlevel: low\ndetection:\n    selection:\n        x: 1\n    condition: selection\n` },
+    { path: 'f.yml', text: `title: F\nlogsource:\n    product: windows\nfilter:\n    rules: [5638F7C0-AC70-491D-8465-2A65075E0D86, gone_rule]\n    selection:\n        User: admin\n    condition: not selection\n` },
+  ];
+  const thor = buildCatalog(sources, getPreset('windows-thor')!);
+  assert.deepEqual(thor.warnings, [
+    "filter 'F' names 'gone_rule', which is no loaded rule",
+    "1 rules have a log source the pipeline 'windows-thor' has no conditions for (not Windows, or a Windows source it does not know): they run on every event",
+  ]);
+  assert.equal(thor.filters, 1);
+  // sigma-native has no log source conditions at all: nothing to warn about.
+  assert.deepEqual(buildCatalog(sources, getPreset('sigma-native')!).warnings, ["filter 'F' names 'gone_rule', which is no loaded rule"]);
 });

@@ -3,12 +3,15 @@
 // reads the files). Promises: never throws for rule content; every document of every source either ends up
 // in the index, or is a Sigma filter (AND-ed into the rules it names, sigma-notes §8), or is in `rejected`
 // with a reason (correlation rules too: they need event history, scan matches single events); a source
-// holding no document is rejected as such; rules sharing an id are reported in `warnings` (both are
-// kept).
+// holding no document is rejected as such; `warnings` reports rules sharing an id (both are kept), filter
+// references that name no loaded rule, and how many rules run on every event because the pipeline has no
+// conditions for their log source.
 import { parseRules } from '../load/parse-rule.js';
 import { compileRule } from '../compile-rule.js';
 import { RuleIndex } from '../index/rule-index.js';
+import { logsourceApplies } from '../pipeline/pipeline.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
+import { namesRule } from '../filters.js';
 import type { FieldError, Level, SigmaRule } from '../rule.js';
 
 export interface RuleSource {
@@ -74,6 +77,19 @@ export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline):
     }
     index.add(rules.length, compiled.matcher);
     rules.push({ id: rule.id ?? null, title: rule.title, level: rule.level ?? null, path });
+  }
+  for (const f of filters) {
+    const refs = f.filter?.rules;
+    if (refs === undefined || refs === 'any') continue;
+    for (const ref of refs) {
+      if (!detections.some(({ rule }) => namesRule(ref, rule))) warnings.push(`filter '${f.title}' names '${ref}', which is no loaded rule`);
+    }
+  }
+  const unconditioned = pipeline.logsources.length ? detections.filter(({ rule }) => !pipeline.logsources.some((l) => logsourceApplies(l.logsource, rule.logsource))).length : 0;
+  if (unconditioned > 0) {
+    warnings.push(
+      `${unconditioned} rules have a log source the pipeline '${pipeline.name}' has no conditions for (not Windows, or a Windows source it does not know): they run on every event`,
+    );
   }
   return { index, rules, rejected, filters: filters.length, warnings };
 }
