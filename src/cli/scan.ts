@@ -8,7 +8,7 @@
 // number (the `event` of the results).
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { buildCatalog, EventTooDeepError, getPreset, listPresets } from '../sigma/index.js';
+import { buildCatalog, EventTooDeepError, flattenWindowsEvent, getPreset, isEvtxDump, listPresets } from '../sigma/index.js';
 import { ndjsonBatches, MAX_LINE_CHARS } from './ndjson-lines.js';
 import { readRuleSources } from './rule-files.js';
 import type { Unreadable } from './rule-files.js';
@@ -60,7 +60,9 @@ export async function scan(argv: string[]): Promise<number> {
 
   const loadStart = performance.now();
   const unreadable: Unreadable[] = [];
-  const catalog = buildCatalog(readRuleSources(args.rules, unreadable), getPreset(args.pipeline)!);
+  const pipeline = getPreset(args.pipeline)!;
+  const catalog = buildCatalog(readRuleSources(args.rules, unreadable), pipeline);
+  const flatten = pipeline.flattenEvtxDump === true;
   const rejected = [...unreadable, ...catalog.rejected];
   const loadMs = performance.now() - loadStart;
   for (const r of rejected) say(`rule rejected: ${r.path}: ${r.reason}`);
@@ -109,9 +111,10 @@ export async function scan(argv: string[]): Promise<number> {
           skip(lineNo === 0 && Array.isArray(event) ? 'a JSON array, not an object (NDJSON expected: one event per line)' : 'not a JSON object');
           continue;
         }
+        if (flatten && isEvtxDump(event)) event = flattenWindowsEvent(event);
         let hits: number[];
         try {
-          hits = index.match(event);
+          hits = index.match(event as object);
         } catch (e) {
           if (!(e instanceof EventTooDeepError)) throw e;
           skip(e.message);

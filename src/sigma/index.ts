@@ -20,7 +20,7 @@ export { buildCatalog } from './scan/rule-catalog.js';
 export type { RuleCatalog, CatalogRule, RejectedRule, RuleSource } from './scan/rule-catalog.js';
 export { compileDsl } from './opensearch/compile-dsl.js';
 export type { Dsl, DslOptions, DslResult } from './opensearch/compile-dsl.js';
-export { flattenWindowsEvent } from './windows-event.js';
+export { flattenWindowsEvent, isEvtxDump } from './windows-event.js';
 export { EventTooDeepError, MAX_EVENT_DEPTH, nestedTooDeep } from './event-depth.js';
 export { makeAccessor } from './compile/field-access.js';
 export type { Accessor } from './compile/field-access.js';

@@ -41,3 +41,10 @@ export function flattenWindowsEvent(raw: unknown): Record<string, unknown> {
   }
   return out;
 }
+
+/** Whether an event has evtx_dump's shape: nothing but an `Event` object holding a `System` object. */
+export function isEvtxDump(v: unknown): boolean {
+  if (!isObj(v) || !isObj(v.Event) || !isObj(v.Event.System)) return false;
+  for (const k in v) if (k !== 'Event') return false;
+  return true;
+}

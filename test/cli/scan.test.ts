@@ -56,6 +56,34 @@ test('scan finds every regression case on the corpus rules; bad lines are report
   assert.match(r.stderr, new RegExp(`${matches.length} matches, \\d+ events/s`));
 });
 
+test('events as evtx_dump writes them (Event.System / Event.EventData) are flattened under sigma-native and windows-thor', async () => {
+  const lines: string[] = [];
+  const owner: number[] = [];
+  cases.forEach((c, i) => {
+    for (const e of c.raw_events) {
+      lines.push(JSON.stringify(e));
+      owner.push(i);
+    }
+  });
+  const file = join(tmp, 'raw-events.ndjson');
+  writeFileSync(file, lines.join('\n') + '\n');
+  const paths = [...new Set(cases.map((c) => join(rulesRoot, c.rule_path)))];
+  for (const pipeline of ['sigma-native', 'windows-thor']) {
+    const r = await vigil(['scan', '--rules', ...paths, '--events', file, '--pipeline', pipeline]);
+    assert.equal(r.code, 0, r.stderr);
+    const matches = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: number; rule_id: string });
+    const failures = cases
+      .map((c, i) => [c, matches.filter((m) => owner[m.event] === i && m.rule_id === c.rule_id).length] as const)
+      .filter(([c, n]) => n < (c.min_match_count ?? 1))
+      .map(([c, n]) => `${c.rule_path}: ${n}`);
+    assert.deepEqual(failures, [], pipeline);
+  }
+  // ecs-windows reads events as Winlogbeat ships them: an evtx_dump event is not rewritten there.
+  const ecs = await vigil(['scan', '--rules', ...paths, '--events', file, '--pipeline', 'ecs-windows']);
+  assert.equal(ecs.code, 0, ecs.stderr);
+  assert.equal(ecs.stdout, '');
+});
+
 test('scan reads stdin, reports rejected rules with reasons and keeps going', async () => {
   const good = join(tmp, 'good.yml');
   writeFileSync(

@@ -28,6 +28,9 @@ export interface Pipeline {
   vars: Record<string, string[]>;
   /** What an unresolved placeholder means: an error (default, as the spec requires) or a wildcard. */
   unresolvedPlaceholders: 'error' | 'wildcard';
+  /** Events in evtx_dump's shape (`{"Event": {"System": …, "EventData": …}}`) are flattened to Sigma's
+   * field names before matching (windows-event.ts), for pipelines that read flat Windows events. */
+  flattenEvtxDump?: boolean;
 }
 
 export interface PipelineSpec {

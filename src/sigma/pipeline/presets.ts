@@ -106,6 +106,7 @@ const PRESETS: Pipeline[] = [
     logsources: [],
     vars: {},
     unresolvedPlaceholders: 'error',
+    flattenEvtxDump: true,
   },
   {
     name: 'windows-thor',
@@ -115,6 +116,7 @@ const PRESETS: Pipeline[] = [
     logsources: THOR_LOGSOURCES,
     vars: {},
     unresolvedPlaceholders: 'error',
+    flattenEvtxDump: true,
   },
   {
     name: 'ecs-windows',
