@@ -117,3 +117,15 @@ test('options take the --option=value form; vigil without a command is a usage e
   assert.match(none.stderr, /a command is required/);
   assert.equal(none.stdout, '');
 });
+
+test('in a file of several rules, a rejection says which rule it is about', async () => {
+  const file = join(tmp, 'collection.yml');
+  writeFileSync(
+    file,
+    'action: global\ntitle: G\nlogsource:\n    product: windows\nlevel: low\ndetection:\n    condition: sel\n---\ndetection:\n    sel:\n        a: 1\n---\ndetection:\n    sel:\n        a|nope: 1\n',
+  );
+  const r = await vigil(['scan', '--rules', file, '--events', '-'], '{"a":1}\n');
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(eventsOf(r.stdout), [0]);
+  assert.match(r.stderr, /rule rejected: .*collection\.yml: rule 2 of 2 in the file: detection\.sel\.a\|nope: unknown modifier 'nope'/);
+});

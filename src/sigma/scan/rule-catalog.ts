@@ -50,24 +50,25 @@ export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline):
   const rejected: RejectedRule[] = [];
   const warnings: string[] = [];
   // Filters may come after the rules they name: every document is read before any rule is compiled.
-  const detections: Array<{ path: string; rule: SigmaRule }> = [];
   const filters: SigmaRule[] = [];
+  const detections: Array<{ path: string; rule: SigmaRule; which: string }> = [];
   for (const { path, text } of sources) {
-    let documents = 0;
-    for (const parsed of parseRules(text)) {
-      documents++;
-      if (!parsed.ok) rejected.push({ path, reason: parsed.kind === 'yaml' ? `YAML: ${parsed.message}` : reasonOf(parsed.errors) });
+    const documents = [...parseRules(text)];
+    // In a file of several documents, a reason says which one it is about.
+    const which = (i: number): string => (documents.length > 1 ? `rule ${i + 1} of ${documents.length} in the file: ` : '');
+    documents.forEach((parsed, i) => {
+      if (!parsed.ok) rejected.push({ path, reason: which(i) + (parsed.kind === 'yaml' ? `YAML: ${parsed.message}` : reasonOf(parsed.errors)) });
       else if (parsed.rule.kind === 'filter') filters.push(parsed.rule);
-      else if (parsed.rule.kind === 'correlation') rejected.push({ path, reason: 'correlation rules are not evaluated by scan (they need event history)' });
-      else detections.push({ path, rule: parsed.rule });
-    }
-    if (documents === 0) rejected.push({ path, reason: 'no Sigma document in the file' });
+      else if (parsed.rule.kind === 'correlation') rejected.push({ path, reason: `${which(i)}correlation rules are not evaluated by scan (they need event history)` });
+      else detections.push({ path, rule: parsed.rule, which: which(i) });
+    });
+    if (documents.length === 0) rejected.push({ path, reason: 'no Sigma document in the file' });
   }
   const pathOfId = new Map<string, string>();
-  for (const { path, rule } of detections) {
+  for (const { path, rule, which } of detections) {
     const compiled = compileRule(rule, pipeline, { filters });
     if (!compiled.ok) {
-      rejected.push({ path, reason: reasonOf(compiled.errors) });
+      rejected.push({ path, reason: which + reasonOf(compiled.errors) });
       continue;
     }
     if (rule.id !== undefined) {
