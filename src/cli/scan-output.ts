@@ -1,8 +1,8 @@
 // Buffered writing of scan results to a stream (stdout), with backpressure. Promises: text is written in
 // order, in chunks of about FLUSH_BYTES (the caller flushes when `write` says the buffer is full), waiting
-// for 'drain' when the stream's buffer is full; when the
-// reader goes away (EPIPE) writing stops quietly (`closed`); any other write error (a full disk, a closed
-// descriptor) stops writing too and is kept in `failure` for the caller to report.
+// for 'drain' when the stream's buffer is full; when the reader goes away (EPIPE) writing stops quietly
+// (`closed`); any other write error (a full disk, a closed descriptor) stops writing too and is kept in
+// `failure` for the caller to report.
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 

@@ -1,7 +1,8 @@
 // Sigma filters (meta filters, sigma-notes §8), applied the pySigma way. Promises: a filter applies to a
 // detection rule when the rule's logsource is contained in the filter's (every attribute the filter sets is
-// equal) and the filter lists the rule's id (a UUID, compared in any case) or name, or `any`; the rule's condition c becomes
-// `(c) and (filter condition)` — so a filter that removes matches is written `condition: not selection`.
+// equal) and the filter lists the rule's id (a UUID, compared in any case) or name, or `any`; the rule's
+// condition c becomes `(c) and (filter condition)` — so a filter that removes matches is written
+// `condition: not selection`.
 import { logsourceApplies } from './pipeline/pipeline.js';
 import type { AppliedFilter } from './build-ir.js';
 import type { SigmaRule } from './rule.js';

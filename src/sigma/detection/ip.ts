@@ -79,7 +79,7 @@ export function parseCidr(s: string): Cidr | null {
   let prefix = max;
   if (slash >= 0) {
     const p = s.slice(slash + 1);
-    if (!/^(?:0|[1-9]\d{0,2})$/.test(p)) return null;
+    if (!/^\d{1,3}$/.test(p)) return null;
     prefix = Number(p);
     if (prefix > max) return null;
   }

@@ -3,8 +3,8 @@
 // F finds value v in the event (see compile/field-access.ts: flat dotted keys, nested paths or any mix,
 // arrays fanned out at any level, keys with spaces matched with spaces removed), then the walk visits v
 // with the route made for `canonicalField(F)`, and if the accessor finds F present (an empty array
-// included), the walk visits some value with that route. The walk may visit more (path, value) pairs than any
-// accessor would; that only weakens the index. Every primitive leaf (what keyword searches see) is visited
+// included), the walk visits some value with that route. The walk may visit more (path, value) pairs than
+// any accessor would; that only weakens the index. Every primitive leaf (what keyword searches see) is visited
 // at least once. `walk` also reports whether a top-level key holds a space (the accessors' spaced-key
 // fallback uses it).
 //

@@ -1,9 +1,9 @@
 // Rules the candidate index decides by itself: pure keyword rules, i.e. an OR (through `sel` nodes) of
 // case-insensitive keyword substring tests `*lit*`. Such a rule matches exactly when some primitive value
-// of the event contains one of its literals after folding (case-fold.ts), which is what its single index clause of
-// keyword atoms `sub(null, lit)` states (witness.ts), and the index evaluates that clause exactly (every
-// primitive leaf goes through the keyword scanner, event-walk.ts; scanners report exactly the patterns
-// that occur, gram-scanner.ts). For these rules, being a candidate therefore means matching.
+// of the event contains one of its literals after folding (case-fold.ts), which is what its single index
+// clause of keyword atoms `sub(null, lit)` states (witness.ts), and the index evaluates that clause
+// exactly (every primitive leaf goes through the keyword scanner, event-walk.ts; scanners report exactly
+// the patterns that occur, gram-scanner.ts). For these rules, being a candidate therefore means matching.
 // Promise: `decidedByIndex(ir, requirement)` is true only when the IR has that shape and the requirement
 // is one clause whose atoms are exactly the IR's keyword literals; the caller may then skip `rule.match`.
 import { foldCase } from '../case-fold.js';
