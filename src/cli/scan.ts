@@ -142,7 +142,7 @@ export async function scan(argv: string[]): Promise<number> {
   const seconds = (performance.now() - scanStart) / 1000;
   const rate = seconds > 0 ? Math.round(events / seconds) : events;
   if (bad > MAX_REPORTED_BAD_LINES) say(`... ${bad - MAX_REPORTED_BAD_LINES} more bad lines not shown`);
-  const stopped = out.closed ? ` (stopped at line ${lineNo + 1}: the output was closed)` : '';
+  const stopped = !out.closed ? '' : ` (stopped at line ${lineNo + 1}: ${out.failure ? 'results could not be written' : 'the output was closed'})`;
   const filters = catalog.filters ? ` and ${catalog.filters} filters` : '';
   say(
     `${events} events scanned${stopped} (${bad} bad lines skipped), ${catalog.rules.length} rules${filters} loaded in ${Math.round(loadMs)} ms, ` +

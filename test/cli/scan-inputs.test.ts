@@ -103,6 +103,7 @@ test('results that cannot be written make the scan fail with a message', async (
     const r = await vigil(['scan', '--rules', rule, '--events', '-'], `${hit}\n`.repeat(10), fd);
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /cannot write results: .*ENOSPC|cannot write results: .*no space/i);
+    assert.match(r.stderr, /stopped at line \d+: results could not be written/);
   } finally {
     closeSync(fd);
   }

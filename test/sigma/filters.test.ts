@@ -57,4 +57,7 @@ test('catalogue warnings: filter references naming no loaded rule, rules the pip
   assert.equal(thor.filters, 1);
   // sigma-native has no log source conditions at all: nothing to warn about.
   assert.deepEqual(buildCatalog(sources, getPreset('sigma-native')!).warnings, ["filter 'F' names 'gone_rule', which is no loaded rule"]);
+  // An id written in upper case is the same id.
+  const twice = buildCatalog([sources[0], { path: 'r2.yml', text: sources[0].text.replace('5638f7c0-ac70-491d-8465-2a65075e0d86', '5638F7C0-AC70-491D-8465-2A65075E0D86') }], getPreset('sigma-native')!);
+  assert.deepEqual(twice.warnings, ['rule id 5638F7C0-AC70-491D-8465-2A65075E0D86 is used by r.yml and r2.yml']);
 });

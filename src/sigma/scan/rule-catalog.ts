@@ -72,9 +72,11 @@ export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline):
       continue;
     }
     if (rule.id !== undefined) {
-      const first = pathOfId.get(rule.id);
+      // Ids are UUIDs: one in upper case is the same id.
+      const id = rule.id.toLowerCase();
+      const first = pathOfId.get(id);
       if (first !== undefined) warnings.push(`rule id ${rule.id} is used by ${first} and ${path}`);
-      else pathOfId.set(rule.id, path);
+      else pathOfId.set(id, path);
     }
     index.add(rules.length, compiled.matcher);
     rules.push({ id: rule.id ?? null, title: rule.title, level: rule.level ?? null, path });
