@@ -61,3 +61,16 @@ test('translated regexes mean the same in Lucene as in Sigma (whitespace and con
   }
   assert.deepEqual(failures, []);
 });
+
+test('a trailing $ holds before a final newline in Lucene as in the matcher', () => {
+  for (const source of ['^abc$', 'bc$', '[0-9]+$']) {
+    const t = toLuceneRegex(source, { i: false, m: false, s: false });
+    assert.ok(t.ok, source);
+    if (!t.ok) continue;
+    const sigma = compileSafeRegex({ source, i: false, m: false, s: false });
+    assert.ok(sigma.ok);
+    if (!sigma.ok) continue;
+    const lucene = luceneToJs(t.source, t.caseInsensitive);
+    for (const v of ['abc', 'abc\n', 'abc\n\n', 'abcd', 'abc\nx', '123\n']) assert.equal(lucene.test(v), sigma.regex.test(v), `${source} on ${JSON.stringify(v)}`);
+  }
+});

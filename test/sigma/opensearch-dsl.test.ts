@@ -21,7 +21,7 @@ test('DSL shapes: term / prefix / wildcard / regexp / range / exists / bool, cas
     '{"term":{"A":{"value":"x","case_insensitive":true}}}',
     '{"prefix":{"B":{"value":"p","case_insensitive":true}}}',
     String.raw`{"wildcard":{"C":{"value":"*\\\\a?","case_insensitive":true}}}`,
-    '{"regexp":{"D":{"value":"[0-9]+","flags":"NONE","case_insensitive":false}}}',
+    '{"regexp":{"D":{"value":"[0-9]+\\n?","flags":"NONE","case_insensitive":false}}}',
     '{"range":{"E":{"gte":5}}}',
     '{"bool":{"must_not":[{"exists":{"field":"F"}}]}}',
     '{"term":{"G":{"value":"Y","case_insensitive":false}}}',

@@ -1,7 +1,8 @@
 // Translating a Sigma `re` value (PCRE-like, unanchored search) into a Lucene regexp (anchored to the whole
 // term) for OpenSearch. Promises: the translation either matches exactly the same strings (without
 // newlines) or is refused with a reason: shorthand classes become explicit classes, `(?:` becomes `(`, lazy
-// quantifiers become greedy (same truth value), a leading `^` / trailing `$` become anchors and anything
+// quantifiers become greedy (same truth value), a leading `^` / trailing `$` become anchors (the `$` also
+// before a final newline, as the matcher reads it) and anything
 // else unanchored gets `.*` around it; lookaround, backreferences, word boundaries and inner anchors are
 // refused. Lucene-only operator characters (`# @ & < > ~ "`) are escaped when literal.
 export type LuceneRegex = { ok: true; source: string; caseInsensitive: boolean } | { ok: false; message: string };
@@ -132,7 +133,8 @@ export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s:
   if (inClass || depth !== 0) return { ok: false, message: 'unbalanced regex' };
   if (topLevelAlt && (anchoredStart || anchoredEnd)) return { ok: false, message: 'anchored top-level alternation is not supported' };
   const body = topLevelAlt ? `(${out})` : out;
-  return { ok: true, source: (anchoredStart ? '' : '.*') + body + (anchoredEnd ? '' : '.*'), caseInsensitive: i };
+  // A trailing `$` also holds before a newline that ends the value, as in the matcher (safe-regex.ts).
+  return { ok: true, source: (anchoredStart ? '' : '.*') + body + (anchoredEnd ? '\n?' : '.*'), caseInsensitive: i };
 }
 
 function escapeLiteral(c: string, inClass: boolean): string {
