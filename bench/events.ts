@@ -1,8 +1,9 @@
 // Realistic Sysmon-style benchmark events: built deterministically (seeded PRNG) from the regression
 // events, with process, file, registry, hash, GUID and time values replaced by varied benign values so that
 // most events match no rule, and a small share of the original (matching) events kept as they are. As in
-// real telemetry, a binary's version resource and hashes follow its image, and events come from a fleet
-// of hosts; command lines, GUIDs, process ids, times and file names vary per event.
+// real telemetry, binaries run from their usual folders under their usual parents, a binary's version
+// resource and hashes follow its image, and events come from a fleet of hosts; command lines, GUIDs,
+// process ids, times and file names vary per event.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -17,9 +18,36 @@ export function prng(seed: number): () => number {
   };
 }
 
-const DIRS = ['C:\\Windows\\System32', 'C:\\Windows\\SysWOW64', 'C:\\Program Files\\Contoso\\Agent', 'C:\\Program Files (x86)\\Fabrikam\\Suite', 'C:\\Users\\alice\\AppData\\Local\\Programs\\Editor', 'C:\\ProgramData\\Vendor\\Update'];
-const BINARIES = ['svchost.exe', 'conhost.exe', 'taskhostw.exe', 'RuntimeBroker.exe', 'backgroundTaskHost.exe', 'agent.exe', 'updater.exe', 'editor.exe', 'SearchProtocolHost.exe', 'dllhost.exe', 'sihost.exe', 'ctfmon.exe', 'chrome.exe', 'msedge.exe', 'Teams.exe', 'OneDrive.exe', 'python.exe', 'node.exe', 'git.exe', 'java.exe'];
-const ARGS = ['-k netsvcs -p', '--type=renderer --lang=en-US', '/update /silent', '--no-sandbox=false', '-Embedding', '/processid:{4A5B}', 'install --quiet', 'sync --all', '--config "C:\\ProgramData\\Vendor\\conf.json"', '-m pip list', 'status --short', '/c echo ok', '-jar app.jar --port 8080', '--profile-directory=Default'];
+/** Benign processes as they run on a workstation: each binary in its usual folder, started by its usual
+ * parent, with arguments of its own (a system binary in a user folder, or svchost without `-k`, is what
+ * detection rules look for, and would make the events match). */
+interface Program {
+  image: string;
+  parents: readonly string[];
+  args: readonly string[];
+}
+const SYS = 'C:\\Windows\\System32';
+const PROGRAMS: readonly Program[] = [
+  { image: `${SYS}\\svchost.exe`, parents: [`${SYS}\\services.exe`], args: ['-k netsvcs -p', '-k LocalServiceNetworkRestricted -p', '-k DcomLaunch -p', '-k UnistackSvcGroup'] },
+  { image: `${SYS}\\taskhostw.exe`, parents: [`${SYS}\\svchost.exe`], args: ['', 'Install $(Arg0)'] },
+  { image: `${SYS}\\RuntimeBroker.exe`, parents: [`${SYS}\\svchost.exe`], args: ['-Embedding'] },
+  { image: `${SYS}\\backgroundTaskHost.exe`, parents: [`${SYS}\\svchost.exe`], args: ['-ServerName:App.AppXnme9zjyebb2xnyygh6q9ev6p5d234br2.mca'] },
+  { image: `${SYS}\\SearchProtocolHost.exe`, parents: [`${SYS}\\SearchIndexer.exe`], args: ['Global\\UsGthrFltPipeMssGthrPipe1_ Global\\UsGthrCtrlFltPipeMssGthrPipe1 1'] },
+  { image: `${SYS}\\dllhost.exe`, parents: [`${SYS}\\svchost.exe`], args: ['/Processid:{3EB3C877-1F16-487C-9050-104DBCD66683}', '/Processid:{AB8902B4-09CA-4BB6-B78D-A8F59079A8D5}'] },
+  { image: `${SYS}\\sihost.exe`, parents: [`${SYS}\\svchost.exe`], args: [''] },
+  { image: `${SYS}\\ctfmon.exe`, parents: [`${SYS}\\svchost.exe`], args: [''] },
+  { image: 'C:\\Program Files\\Contoso\\Agent\\agent.exe', parents: [`${SYS}\\services.exe`], args: ['--service', '--config "C:\\ProgramData\\Contoso\\agent.json"'] },
+  { image: 'C:\\Program Files (x86)\\Fabrikam\\Update\\updater.exe', parents: [`${SYS}\\svchost.exe`], args: ['/update /silent', '/check'] },
+  { image: 'C:\\Program Files\\Editor\\editor.exe', parents: ['C:\\Windows\\explorer.exe'], args: ['--new-window', 'C:\\Users\\alice\\Documents\\notes.md'] },
+  { image: 'C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe', parents: ['C:\\Windows\\explorer.exe', 'C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe'], args: ['--type=renderer --lang=en-US', '--type=gpu-process', '--profile=Default'] },
+  { image: 'C:\\Program Files (x86)\\Microsoft\\Edge\\Application\\msedge.exe', parents: ['C:\\Windows\\explorer.exe'], args: ['--type=utility --lang=en-US', '--single-argument https://intranet.corp.example/'] },
+  { image: 'C:\\Users\\alice\\AppData\\Local\\Microsoft\\Teams\\current\\Teams.exe', parents: ['C:\\Windows\\explorer.exe'], args: ['--type=renderer', '--process-start-args "--profile=AAD"'] },
+  { image: 'C:\\Users\\alice\\AppData\\Local\\Microsoft\\OneDrive\\OneDrive.exe', parents: ['C:\\Windows\\explorer.exe'], args: ['/background'] },
+  { image: 'C:\\Program Files\\Python311\\python.exe', parents: ['C:\\Program Files\\Microsoft VS Code\\Code.exe'], args: ['-m pip list', 'manage.py runserver 8000', 'report.py --month 5'] },
+  { image: 'C:\\Program Files\\Microsoft VS Code\\Code.exe', parents: ['C:\\Windows\\explorer.exe'], args: ['--type=renderer', 'C:\\Users\\alice\\src\\portal'] },
+  { image: 'C:\\Program Files\\Git\\cmd\\git.exe', parents: ['C:\\Program Files\\Microsoft VS Code\\Code.exe'], args: ['status --short', 'fetch origin', 'log --oneline -n 20'] },
+  { image: 'C:\\Program Files\\Java\\jre\\bin\\java.exe', parents: [`${SYS}\\services.exe`], args: ['-jar app.jar --port 8080', '-Xmx512m -jar reports.jar'] },
+];
 const FILE_DIRS = ['C:\\Users\\alice\\Documents', 'C:\\Users\\bob\\AppData\\Local\\Temp', 'C:\\ProgramData\\Vendor\\cache', 'D:\\data\\exports', 'C:\\Windows\\Temp\\logs'];
 const FILE_EXT = ['.txt', '.log', '.json', '.tmp', '.docx', '.csv', '.db', '.xml'];
 const REG_ROOTS = ['HKLM\\SOFTWARE\\Contoso\\Agent', 'HKU\\S-1-5-21-1004\\Software\\Fabrikam\\Settings', 'HKLM\\SYSTEM\\CurrentControlSet\\Services\\ContosoSvc\\Parameters', 'HKCU\\Software\\Editor\\Recent'];
@@ -75,22 +103,26 @@ function binaryOf(image: string, rnd: () => number, known: Map<string, Binary>):
 
 function varyEvent(e: Record<string, unknown>, rnd: () => number, binaries: Map<string, Binary>, hosts: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = { ...e };
-  const image = `${pick(rnd, DIRS)}\\${pick(rnd, BINARIES)}`;
-  const parent = `${pick(rnd, DIRS)}\\${pick(rnd, BINARIES)}`;
+  const program = pick(rnd, PROGRAMS);
+  const image = program.image;
+  const parent = pick(rnd, program.parents);
+  const parentArgs = PROGRAMS.find((p) => p.image === parent)?.args ?? [''];
   const binary = binaryOf(image, rnd, binaries);
+  const commandLine = (img: string, args: string): string => (args ? `"${img}" ${args}` : `"${img}"`);
   const set = (k: string, v: unknown): void => {
     if (k in out) out[k] = v;
   };
   set('Image', image);
-  set('CommandLine', `"${image}" ${pick(rnd, ARGS)} ${word(rnd)}`);
+  // A per-event token (a document, a port, a session) keeps command lines from repeating.
+  set('CommandLine', `${commandLine(image, pick(rnd, program.args))} ${word(rnd)}`.trim());
   set('ParentImage', parent);
-  set('ParentCommandLine', `"${parent}" ${pick(rnd, ARGS)}`);
+  set('ParentCommandLine', commandLine(parent, pick(rnd, parentArgs)));
   set('OriginalFileName', image.slice(image.lastIndexOf('\\') + 1));
   set('Description', binary.description);
   set('Product', binary.product);
   set('Company', binary.company);
   set('FileVersion', binary.version);
-  set('CurrentDirectory', `${pick(rnd, DIRS)}\\`);
+  set('CurrentDirectory', `${image.slice(0, image.lastIndexOf('\\'))}\\`);
   set('User', pick(rnd, USERS));
   set('ParentUser', pick(rnd, USERS));
   set('Hashes', binary.hashes);
@@ -102,9 +134,9 @@ function varyEvent(e: Record<string, unknown>, rnd: () => number, binaries: Map<
   set('EventRecordID', Math.floor(rnd() * 1e7));
   set('UtcTime', new Date(1.7e12 + Math.floor(rnd() * 3e10)).toISOString().replace('T', ' ').slice(0, 23));
   set('TargetFilename', `${pick(rnd, FILE_DIRS)}\\${word(rnd)}${pick(rnd, FILE_EXT)}`);
-  set('ImageLoaded', `${pick(rnd, DIRS)}\\${word(rnd)}.dll`);
+  set('ImageLoaded', `${image.slice(0, image.lastIndexOf('\\'))}\\${word(rnd)}.dll`);
   set('TargetObject', `${pick(rnd, REG_ROOTS)}\\${word(rnd)}`);
-  set('Details', rnd() < 0.5 ? `DWORD (0x0000000${Math.floor(rnd() * 10)})` : `${pick(rnd, DIRS)}\\${word(rnd)}.cfg`);
+  set('Details', rnd() < 0.5 ? `DWORD (0x0000000${Math.floor(rnd() * 10)})` : `C:\\ProgramData\\Contoso\\${word(rnd)}.cfg`);
   set('PipeName', `\\${word(rnd)}_${hex(rnd, 6)}`);
   set('ScriptBlockText', `Get-ChildItem ${pick(rnd, FILE_DIRS)} | Select-Object -First ${Math.floor(rnd() * 20)}`);
   set('Computer', pick(rnd, hosts));

@@ -128,12 +128,17 @@ for (const e of naiveSlice) {
   const got = index.match(e).length;
   if (want !== got) disagreements++;
 }
+// Rules that match an empty event (made only of `not …`, such as a Zeek rule on a field Windows events
+// never have) match every event that lacks their fields; events are counted apart from them too.
+const vacuous = new Set(index.match({}));
+let matchedOtherwise = 0;
 const counts: number[] = [];
 for (const e of parsed) {
   counts.push(index.candidateCount(e));
-  const m = index.match(e).length;
-  matches += m;
-  if (m) matchedEvents++;
+  const m = index.match(e);
+  matches += m.length;
+  if (m.length) matchedEvents++;
+  if (m.some((k) => !vacuous.has(k))) matchedOtherwise++;
 }
 counts.sort((a, b) => a - b);
 const stats = index.stats();
@@ -146,7 +151,8 @@ const check = (ok: boolean): string => (ok ? 'OK  ' : 'MISS');
 const out = [
   `vigil bench — ${process.version}, pipeline ${preset}, ${nRules} rules (${catalog.rejected.length} rejected) from ${rulesDir}`,
   `machine: ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (rates are per core, by CPU time)`,
-  `events: ${fmt(lines.length)} NDJSON lines, ${(bytes / lines.length).toFixed(0)} bytes avg; ${fmt(matchedEvents)} events match ${fmt(matches)} times`,
+  `events: ${fmt(lines.length)} NDJSON lines, ${(bytes / lines.length).toFixed(0)} bytes avg; ${fmt(matchedEvents)} events match ${fmt(matches)} times; ` +
+    `${fmt(matchedOtherwise)} match a rule other than the ${vacuous.size} that match an empty event`,
   `index: ${stats.fields} fields, ${fmt(stats.exactValues)} exact values, ${fmt(stats.substringPatterns)} substring patterns, ${stats.always} rules always evaluated, ${stats.never} never`,
   '',
   `JSON.parse only              ${fmt(parseRate).padStart(12)} events/s`,

@@ -295,11 +295,21 @@ test('under logsource conditions a rule keeps witnesses of its own detection, em
   assert.ok(own(emoji, ['CommandLine']));
   const images = thor("sel:\n  Image|endswith: ['\\\\a.exe', '\\\\b.exe']\nfilter:\n  ParentImage: 'C:\\\\x.exe'\ncondition: sel and not filter");
   assert.ok(own(images, ['Image', 'NewProcessName']));
+  // The log source's conditions (EventID, Channel: shared by every process creation rule) are no clause
+  // of a rule that has a selective clause of its own; a rule with only presence of its own keeps them.
+  const fieldsOf = (m: CompiledRule): string[] => {
+    const req = requirementOf(m.ir);
+    return Array.isArray(req) ? [...new Set(req.flat().map((a) => a.field as string))].sort() : [];
+  };
+  assert.deepEqual(fieldsOf(emoji), ['CommandLine']);
+  assert.deepEqual(fieldsOf(images), ['Image', 'NewProcessName']);
+  const presence = thor("sel:\n  CommandLine|exists: true\ncondition: sel");
+  assert.ok(fieldsOf(presence).includes('EventID'), fieldsOf(presence).join());
   // A rule with nothing of its own to index is routed by its log source and memoised; both stay exact.
   const filtersOnly = thor("filter:\n  Image|contains: '\\\\'\ncondition: not filter");
   assert.ok(!own(filtersOnly, ['Image', 'NewProcessName']));
   const index = new RuleIndex<string>();
-  const rules: Array<[string, CompiledRule]> = [['emoji', emoji], ['images', images], ['filters', filtersOnly]];
+  const rules: Array<[string, CompiledRule]> = [['emoji', emoji], ['images', images], ['filters', filtersOnly], ['presence', presence]];
   for (const [k, m] of rules) index.add(k, m);
   const events = [
     { Channel: 'Microsoft-Windows-Sysmon/Operational', EventID: 1, Image: 'C:\\a.exe', CommandLine: 'x 😀', ParentImage: 'C:\\y.exe' },

@@ -225,5 +225,11 @@ function requiredClauses(r: Costed[]): Clause[] {
   // every value; when the rule has a selective clause of its own detection (the log source's conditions
   // hold on most events of that source), the weak ones are dropped the same way.
   const strong = kept.filter((c) => !c.atoms.some(isWeak));
-  return (strong.some((c) => c.own) ? strong : kept).map((c) => c.atoms);
+  const chosen = strong.some((c) => c.own) ? strong : kept;
+  // The log source's conditions (EventID 1, the Sysmon channel) hold on every event of that source and are
+  // shared by hundreds of rules: as a clause they would mark all those rules on each such event. A rule
+  // with a selective clause of its own is indexed by its own clauses alone (the conditions are still
+  // checked when it is evaluated).
+  const ownSelective = chosen.some((c) => c.own && c.atoms.every((a) => a.kind !== 'present'));
+  return (ownSelective ? chosen.filter((c) => c.own) : chosen).map((c) => c.atoms);
 }
