@@ -49,6 +49,10 @@ test('catalogue warnings: filter references naming no loaded rule, rules the pip
     { path: 'z.yml', text: `title: Z\nlogsource:\n    product: zeek\n    service: rdp\nlevel: low\ndetection:\n    selection:\n        x: 1\n    condition: selection\n` },
     { path: 'f.yml', text: `title: F\nlogsource:\n    product: windows\nfilter:\n    rules: [5638F7C0-AC70-491D-8465-2A65075E0D86, gone_rule]\n    selection:\n        User: admin\n    condition: not selection\n` },
   ];
+  const notOnly = { path: 'n.yml', text: `title: Public RDP\nlogsource:\n    product: zeek\n    service: rdp\nlevel: low\ndetection:\n    selection:\n        id.orig_h|cidr: 10.0.0.0/8\n    condition: not selection\n` };
+  assert.deepEqual(buildCatalog([sources[0], notOnly], getPreset('sigma-native')!).warnings, [
+    "1 rules match an event that holds none of their fields ('Public RDP'): they match every event without those fields",
+  ]);
   const thor = buildCatalog(sources, getPreset('windows-thor')!);
   assert.deepEqual(thor.warnings, [
     "filter 'F' names 'gone_rule', which is no loaded rule",

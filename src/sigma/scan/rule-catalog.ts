@@ -4,8 +4,8 @@
 // in the index, or is a Sigma filter (AND-ed into the rules it names, sigma-notes §8), or is in `rejected`
 // with a reason (correlation rules too: they need event history, scan matches single events); a source
 // holding no document is rejected as such; `warnings` reports rules sharing an id (both are kept), filter
-// references that name no loaded rule, and how many rules run on every event because the pipeline has no
-// conditions for their log source.
+// references that name no loaded rule, how many rules run on every event because the pipeline has no
+// conditions for their log source, and the rules that match an event holding none of their fields.
 import { parseRules } from '../load/parse-rule.js';
 import { compileRule } from '../compile-rule.js';
 import { RuleIndex } from '../index/rule-index.js';
@@ -93,6 +93,13 @@ export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline):
     warnings.push(
       `${unconditioned} rules have a log source the pipeline '${pipeline.name}' has no conditions for (not Windows, or a Windows source it does not know): they run on every event`,
     );
+  }
+  // Rules made only of `not …` match an event that has none of their fields: on another source's events
+  // (a Zeek rule on Windows events) they match everything.
+  const vacuous = index.match({});
+  if (vacuous.length > 0) {
+    const named = vacuous.slice(0, 3).map((k) => `'${rules[k].title}'`).join(', ');
+    warnings.push(`${vacuous.length} rules match an event that holds none of their fields (${named}${vacuous.length > 3 ? ', …' : ''}): they match every event without those fields`);
   }
   return { index, rules, rejected, filters: filters.length, warnings };
 }
