@@ -66,3 +66,23 @@ test('patterns read as Python reads them: $ before a final newline, \\Z, \\uXXXX
   assert.equal(re('\\\\u0041', '\\u0041'), true);
   assert.equal(compile("sel:\n  F|re: 'exe$'\ncondition: sel").match({ F: 'cmd.exe\n' }), true);
 });
+
+test('\\d, \\w and \\s are Unicode classes as in Python; \\b stays ASCII', () => {
+  const re = (source: string, value: string): boolean => {
+    const r = compileSafeRegex({ source, i: false, m: false, s: false });
+    assert.ok(r.ok, source);
+    return r.regex.test(value);
+  };
+  assert.equal(re('^\\w+$', 'über_ναι٣'), true);
+  assert.equal(re('^\\W$', 'é'), false);
+  assert.equal(re('^\\d+$', '٣42'), true);
+  assert.equal(re('^\\D$', '٣'), false);
+  assert.equal(re('^\\s+$', ' \t\u00a0\u2003\u3000\x1c\x85'), true);
+  assert.equal(re('^\\S$', '\u00a0'), false);
+  assert.equal(re('^[\\w-]+$', 'naïve-ü'), true);
+  assert.equal(re('^[\\d.]+$', '١.٢'), true);
+  assert.equal(re('^\\w$', '-'), false);
+  assert.equal(re('\\bcmd\\b', 'x cmd y'), true);
+  // In a rule, with i: a letter class is still a class.
+  assert.equal(compile("sel:\n  F|re|i: '^\\w+\\.EXE$'\ncondition: sel").match({ F: 'Überwachung.exe' }), true);
+});

@@ -31,11 +31,21 @@ export function splitInlineFlags(spec: RegexSpec): RegexSpec & { x: boolean } {
   };
 }
 
-/** The pattern in RE2's syntax, read as Python's `re` (and PCRE) read it: `\uXXXX` and `\u{X…}` are
- * characters (RE2 spells them `\x{…}`), `\Z` is the end of the text (`\z`), and outside multiline mode
- * `$` also matches before a newline that ends the text (RE2's `$` is the very end). Escapes and
- * character classes are copied as they are. */
+/** The pattern in RE2's syntax, read as Python's `re` reads it: `\uXXXX` and `\u{X…}` are characters
+ * (RE2 spells them `\x{…}`), `\Z` is the end of the text (`\z`), outside multiline mode `$` also
+ * matches before a newline that ends the text (RE2's `$` is the very end), and `\d`, `\w`, `\s` are
+ * Unicode classes (RE2's are ASCII; `\b` stays ASCII, RE2 has no other). Other escapes and character
+ * classes are copied as they are. */
 const UNICODE_ESCAPE = /u(?:([0-9A-Fa-f]{4})|\{([0-9A-Fa-f]{1,6})\})/y;
+
+/** Python's Unicode classes in RE2's syntax: \d any decimal digit, \w any letter, number or `_`, \s what
+ * str.isspace() accepts. */
+const DIGIT = '\\p{Nd}';
+const WORD = '\\p{L}\\p{N}_';
+const SPACE = '\\t\\n\\x0b\\f\\r\\x1c-\\x1f\\x85\\p{Z}';
+const UNICODE_CLASS: Record<string, string> = { d: DIGIT, D: '\\P{Nd}', w: `[${WORD}]`, W: `[^${WORD}]`, s: `[${SPACE}]`, S: `[^${SPACE}]` };
+/** Inside a class only the positive forms (and \D) can be spelled; `[\W…]` and `[\S…]` stay ASCII. */
+const UNICODE_IN_CLASS: Record<string, string> = { d: DIGIT, D: '\\P{Nd}', w: WORD, s: SPACE };
 
 export function re2Source(source: string, multiline: boolean): string {
   let out = '';
@@ -50,7 +60,8 @@ export function re2Source(source: string, multiline: boolean): string {
         i += u[0].length;
       } else {
         const e = source[++i] ?? '';
-        out += e === 'Z' && !inClass ? '\\z' : c + e;
+        const unicode = inClass ? UNICODE_IN_CLASS[e] : UNICODE_CLASS[e];
+        out += unicode ?? (e === 'Z' && !inClass ? '\\z' : c + e);
       }
       continue;
     }
