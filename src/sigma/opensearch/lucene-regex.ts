@@ -1,6 +1,7 @@
 // Translating a Sigma `re` value (PCRE-like, unanchored search) into a Lucene regexp (anchored to the whole
 // term) for OpenSearch. Promises: the translation either matches exactly the same strings (without
-// newlines) or is refused with a reason: shorthand classes become explicit classes, `(?:` becomes `(`, lazy
+// newlines; for `\d`, `\w` and `\s`, on ASCII: Lucene's classes are ASCII, the matcher's Unicode) or is
+// refused with a reason: shorthand classes become explicit classes, `(?:` becomes `(`, lazy
 // quantifiers become greedy (same truth value), a leading `^` / trailing `$` become anchors (the `$` also
 // before a final newline, as the matcher reads it) and anything
 // else unanchored gets `.*` around it; lookaround, backreferences, word boundaries and inner anchors are
