@@ -3,9 +3,8 @@
 // newlines; for `\d`, `\w` and `\s`, on ASCII: Lucene's classes are ASCII, the matcher's Unicode) or is
 // refused with a reason: shorthand classes become explicit classes, `(?:` becomes `(`, lazy
 // quantifiers become greedy (same truth value), a leading `^` / trailing `$` become anchors (the `$` also
-// before a final newline, as the matcher reads it) and anything
-// else unanchored gets `.*` around it; lookaround, backreferences, word boundaries and inner anchors are
-// refused. Lucene-only operator characters (`# @ & < > ~ "`) are escaped when literal.
+// before a final newline, as the matcher reads it) and anything else unanchored gets `.*` around it;
+// lookaround, backreferences, word boundaries and inner anchors are refused. Lucene-only operator characters (`# @ & < > ~ "`) are escaped when literal.
 export type LuceneRegex = { ok: true; source: string; caseInsensitive: boolean } | { ok: false; message: string };
 
 const SHORTHAND: Record<string, string> = {
