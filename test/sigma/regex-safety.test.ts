@@ -86,3 +86,15 @@ test('\\d, \\w and \\s are Unicode classes as in Python; \\b stays ASCII', () =>
   // In a rule, with i: a letter class is still a class.
   assert.equal(compile("sel:\n  F|re|i: '^\\w+\\.EXE$'\ncondition: sel").match({ F: 'Überwachung.exe' }), true);
 });
+
+test('ignoring case, ı and İ are i as in Python (in the pattern, in ranges and in the value)', () => {
+  const re = (source: string, value: string, i = true): boolean => {
+    const r = compileSafeRegex({ source, i, m: false, s: false });
+    assert.ok(r.ok, source);
+    return r.regex.test(value);
+  };
+  for (const [source, value] of [['^i$', 'ı'], ['^i$', 'İ'], ['^[a-z]+$', 'İstanbul'], ['^ı$', 'I'], ['^İ$', 'i'], ['^[i]$', 'ı']]) assert.equal(re(source, value), true, `${source} ${value}`);
+  assert.equal(re('^[^i]$', 'ı'), false);
+  assert.equal(re('^i$', 'ı', false), false); // case-sensitive: different letters
+  assert.equal(compile("sel:\n  F|re: '(?i)^mimikatz$'\ncondition: sel").match({ F: 'MİMİKATZ' }), true);
+});
