@@ -19,6 +19,7 @@ test('lines end at LF only; CRLF loses its CR, a lone CR stays inside the line',
   assert.deepEqual(await lines(['a\r\nb\rc\n', '\n', 'last']), ['a', 'b\rc', '', 'last']);
   assert.deepEqual(await lines(['x\n']), ['x']);
   assert.deepEqual(await lines([]), []);
+  assert.deepEqual(await lines(['a\r', '\nb\r', '\r\n']), ['a', 'b\r']); // a CRLF split across chunks
 });
 
 test('a byte order mark at the start is dropped (only there)', async () => {
