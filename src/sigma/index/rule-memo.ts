@@ -4,8 +4,9 @@
 //
 // Promises (exactness): `match(event)` always equals `rule.match(event)`. This holds because the memo is
 // keyed, field by field, by the single primitive value (or the absence of any value, or the presence of
-// nothing but empty arrays) that the matcher's own accessors find at each field the IR reads (fieldref targets included), compared with SameValueZero
-// (so 1 and "1", null and absent stay apart), and a rule's result is a function of those values only. An
+// nothing but empty arrays) that the matcher's own accessors find at each field the IR reads (fieldref
+// targets included), compared with SameValueZero (so 1 and "1", null and absent stay apart), and a rule's
+// result is a function of those values only. An
 // event where some field yields several values, an object, or -0 (which SameValueZero equates with 0) is
 // evaluated directly, and so is an event whose value is a text longer than MAX_KEY_LENGTH. A memo is
 // refused for rules with keyword searches (they read every value). Memory is bounded: every memo holds at
