@@ -3,15 +3,13 @@
 // reads the files). Promises: never throws for rule content; every document of every source either ends up
 // in the index, or is a Sigma filter (AND-ed into the rules it names, sigma-notes §8), or is in `rejected`
 // with a reason (correlation rules too: they need event history, scan matches single events); a source
-// holding no document is rejected as such; `warnings` reports rules sharing an id (both are kept), filter
-// references that name no loaded rule, how many rules run on every event because the pipeline has no
-// conditions for their log source, and the rules that match an event holding none of their fields.
+// holding no document is rejected as such; `warnings` reports rules sharing an id (both are kept) and the
+// rule set's other oddities (catalog-warnings.ts).
 import { parseRules } from '../load/parse-rule.js';
 import { compileRule } from '../compile-rule.js';
 import { RuleIndex } from '../index/rule-index.js';
-import { logsourceApplies } from '../pipeline/pipeline.js';
+import { catalogWarnings } from './catalog-warnings.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
-import { namesRule } from '../filters.js';
 import type { FieldError, Level, SigmaRule } from '../rule.js';
 
 export interface RuleSource {
@@ -65,6 +63,7 @@ export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline):
     if (documents.length === 0) rejected.push({ path, reason: 'no Sigma document in the file' });
   }
   const pathOfId = new Map<string, string>();
+  const loaded: SigmaRule[] = [];
   for (const { path, rule, which } of detections) {
     const compiled = compileRule(rule, pipeline, { filters });
     if (!compiled.ok) {
@@ -80,26 +79,8 @@ export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline):
     }
     index.add(rules.length, compiled.matcher);
     rules.push({ id: rule.id ?? null, title: rule.title, level: rule.level ?? null, path });
+    loaded.push(rule);
   }
-  for (const f of filters) {
-    const refs = f.filter?.rules;
-    if (refs === undefined || refs === 'any') continue;
-    for (const ref of refs) {
-      if (!detections.some(({ rule }) => namesRule(ref, rule))) warnings.push(`filter '${f.title}' names '${ref}', which is no loaded rule`);
-    }
-  }
-  const unconditioned = pipeline.logsources.length ? detections.filter(({ rule }) => !pipeline.logsources.some((l) => logsourceApplies(l.logsource, rule.logsource))).length : 0;
-  if (unconditioned > 0) {
-    warnings.push(
-      `${unconditioned} rules have a log source the pipeline '${pipeline.name}' has no conditions for (not Windows, or a Windows source it does not know): they run on every event`,
-    );
-  }
-  // Rules made only of `not …` match an event that has none of their fields: on another source's events
-  // (a Zeek rule on Windows events) they match everything.
-  const vacuous = index.match({});
-  if (vacuous.length > 0) {
-    const named = vacuous.slice(0, 3).map((k) => `'${rules[k].title}'`).join(', ');
-    warnings.push(`${vacuous.length} rules match an event that holds none of their fields (${named}${vacuous.length > 3 ? ', …' : ''}): they match every event without those fields`);
-  }
+  warnings.push(...catalogWarnings(pipeline, loaded, filters, index, rules.map((r) => r.title)));
   return { index, rules, rejected, filters: filters.length, warnings };
 }
