@@ -4,6 +4,13 @@ import assert from 'node:assert/strict';
 import { compile, problems } from './helpers.js';
 import { compileSafeRegex } from '../../src/sigma/index.js';
 
+/** Whether the regex (which must compile) finds a match in `value`. */
+function regexTest(source: string, value: string, flags: { i?: boolean; m?: boolean } = {}): boolean {
+  const r = compileSafeRegex({ source, i: flags.i ?? false, m: flags.m ?? false, s: false });
+  assert.ok(r.ok, source);
+  return r.ok && r.regex.test(value);
+}
+
 test('(a+)+$ on a*40+! finishes fast, with and without |i', () => {
   const input = { F: 'a'.repeat(40) + '!' };
   for (const key of ['F|re', 'F|re|i']) {
@@ -48,11 +55,7 @@ test('per-rule work limits: windash positions and total value tests', async () =
 });
 
 test('patterns read as Python reads them: $ before a final newline, \\Z, \\uXXXX; classes and escapes kept', () => {
-  const re = (source: string, value: string, m = false): boolean => {
-    const r = compileSafeRegex({ source, i: false, m, s: false });
-    assert.ok(r.ok, source);
-    return r.regex.test(value);
-  };
+  const re = (source: string, value: string, m = false): boolean => regexTest(source, value, { m });
   assert.equal(re('a$', 'a\n'), true);
   assert.equal(re('a$', 'a\nb'), false);
   assert.equal(re('a$', 'a\r\n'), false);
@@ -68,11 +71,7 @@ test('patterns read as Python reads them: $ before a final newline, \\Z, \\uXXXX
 });
 
 test('\\d, \\w and \\s are Unicode classes as in Python; \\b stays ASCII', () => {
-  const re = (source: string, value: string): boolean => {
-    const r = compileSafeRegex({ source, i: false, m: false, s: false });
-    assert.ok(r.ok, source);
-    return r.regex.test(value);
-  };
+  const re = (source: string, value: string): boolean => regexTest(source, value);
   assert.equal(re('^\\w+$', 'über_ναι٣'), true);
   assert.equal(re('^\\W$', 'é'), false);
   assert.equal(re('^\\d+$', '٣42'), true);
@@ -88,11 +87,7 @@ test('\\d, \\w and \\s are Unicode classes as in Python; \\b stays ASCII', () =>
 });
 
 test('ignoring case, ı and İ are i as in Python (in the pattern, in ranges and in the value)', () => {
-  const re = (source: string, value: string, i = true): boolean => {
-    const r = compileSafeRegex({ source, i, m: false, s: false });
-    assert.ok(r.ok, source);
-    return r.regex.test(value);
-  };
+  const re = (source: string, value: string, i = true): boolean => regexTest(source, value, { i });
   for (const [source, value] of [['^i$', 'ı'], ['^i$', 'İ'], ['^[a-z]+$', 'İstanbul'], ['^ı$', 'I'], ['^İ$', 'i'], ['^[i]$', 'ı']]) assert.equal(re(source, value), true, `${source} ${value}`);
   assert.equal(re('^[^i]$', 'ı'), false);
   assert.equal(re('^i$', 'ı', false), false); // case-sensitive: different letters
