@@ -80,6 +80,8 @@ function emit(v: unknown, visit: Visit): boolean {
   return visit(v);
 }
 
+const ANYTHING: Visit = () => true;
+
 export function makeAccessor(path: string): Accessor {
   const segs = path.split('.');
   const n = segs.length;
@@ -107,9 +109,10 @@ export function makeAccessor(path: string): Accessor {
       strippedKeys[i][j] = keys[i][j].replace(/ /g, '');
     }
   }
-  const walk = (node: unknown, i: number, visit: Visit): boolean => {
+  // The values found at the end of the path go to `visit`, expanded when arrays (`each`) or whole (`present`).
+  const walk = (node: unknown, i: number, visit: Visit, expand: boolean): boolean => {
     if (Array.isArray(node)) {
-      for (let k = 0; k < node.length; k++) if (walk(node[k], i, visit)) return true;
+      for (let k = 0; k < node.length; k++) if (walk(node[k], i, visit, expand)) return true;
       return false;
     }
     if (typeof node !== 'object' || node === null) return false;
@@ -117,21 +120,12 @@ export function makeAccessor(path: string): Accessor {
       const v = get(node as Record<string, unknown>, keys[i][j], strippedKeys[i][j]);
       if (v === undefined) continue;
       if (j === n) {
-        if (emit(v, visit)) return true;
-      } else if (walk(v, j, visit)) return true;
+        if (expand ? emit(v, visit) : visit(v)) return true;
+      } else if (walk(v, j, visit, expand)) return true;
     }
     return false;
   };
-  const found = (node: unknown, i: number): boolean => {
-    if (Array.isArray(node)) return node.some((m) => found(m, i));
-    if (typeof node !== 'object' || node === null) return false;
-    for (let j = n; j > i; j--) {
-      const v = get(node as Record<string, unknown>, keys[i][j], strippedKeys[i][j]);
-      if (v !== undefined && (j === n || found(v, j))) return true;
-    }
-    return false;
-  };
-  return { each: (event, visit) => walk(event, 0, visit), present: (event) => found(event, 0) };
+  return { each: (event, visit) => walk(event, 0, visit, true), present: (event) => walk(event, 0, ANYTHING, false) };
 }
 
 /** Visit every leaf value of an event (for keyword searches), with its dotted path. */
