@@ -10,7 +10,7 @@ import type { Accessor } from './field-access.js';
 import { asString, compileValueTest } from './value-tests.js';
 import type { ValueTest } from './value-tests.js';
 import { AffixSet } from './affix-set.js';
-import { compileString, lower, shapeOf } from './string-match.js';
+import { compileString, foldValue, shapeOf } from './string-match.js';
 import { AhoCorasick } from '../index/aho-corasick.js';
 import type { IRNode, Test } from '../ir.js';
 import type { FieldError } from '../rule.js';
@@ -197,7 +197,7 @@ class Compiler {
         automaton.scan(raw, ++stamp, report);
         if (acHit) return true;
       }
-      const s = cased ? raw : lower(raw);
+      const s = cased ? raw : foldValue(raw);
       if (eq.has(s)) return true;
       if (prefixSet.test(s) || suffixSet.test(s)) return true;
       for (let i = 0; i < contains.length; i++) if (s.includes(contains[i])) return true;

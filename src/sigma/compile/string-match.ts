@@ -8,19 +8,19 @@ import { foldCase } from '../case-fold.js';
 import { ANY, ONE } from '../detection/sigma-string.js';
 import type { StrPart } from '../ir.js';
 
-const LOWER_CACHE_LIMIT = 1024;
-const LOWER_CACHE_MAX_LENGTH = 4096;
-const lowered = new Map<string, string>();
+const FOLD_CACHE_LIMIT = 1024;
+const FOLD_CACHE_MAX_LENGTH = 4096;
+const foldedValues = new Map<string, string>();
 
 /** foldCase with a bounded memo (at most 1,024 strings of ≤ 4 KiB): repeated tests on one event value
  * fold it once. */
-export function lower(s: string): string {
-  if (s.length > LOWER_CACHE_MAX_LENGTH) return foldCase(s);
-  let l = lowered.get(s);
+export function foldValue(s: string): string {
+  if (s.length > FOLD_CACHE_MAX_LENGTH) return foldCase(s);
+  let l = foldedValues.get(s);
   if (l === undefined) {
-    if (lowered.size >= LOWER_CACHE_LIMIT) lowered.clear();
+    if (foldedValues.size >= FOLD_CACHE_LIMIT) foldedValues.clear();
     l = foldCase(s);
-    lowered.set(s, l);
+    foldedValues.set(s, l);
   }
   return l;
 }
@@ -36,35 +36,35 @@ function foldAscii(c: number): number {
   return c >= 65 && c <= 90 ? c + 32 : c;
 }
 
-/** lower(s) === lit for a folded literal. */
+/** foldValue(s) === lit for a folded literal. */
 function foldedEquals(s: string, lit: string): boolean {
   const n = lit.length;
   if (s.length !== n) return false;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 128) return lower(s) === lit;
+    if (c >= 128) return foldValue(s) === lit;
     if (foldAscii(c) !== lit.charCodeAt(i)) return false;
   }
   return true;
 }
 
-/** lower(s).startsWith(lit) for a folded literal. */
+/** foldValue(s).startsWith(lit) for a folded literal. */
 function foldedStartsWith(s: string, lit: string): boolean {
   const n = Math.min(lit.length, s.length);
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 128) return lower(s).startsWith(lit);
+    if (c >= 128) return foldValue(s).startsWith(lit);
     if (foldAscii(c) !== lit.charCodeAt(i)) return false;
   }
   return s.length >= lit.length;
 }
 
-/** lower(s).endsWith(lit) for a folded literal. */
+/** foldValue(s).endsWith(lit) for a folded literal. */
 function foldedEndsWith(s: string, lit: string): boolean {
   const n = Math.min(lit.length, s.length);
   for (let k = 1; k <= n; k++) {
     const c = s.charCodeAt(s.length - k);
-    if (c >= 128) return lower(s).endsWith(lit);
+    if (c >= 128) return foldValue(s).endsWith(lit);
     if (foldAscii(c) !== lit.charCodeAt(lit.length - k)) return false;
   }
   return s.length >= lit.length;
@@ -140,7 +140,7 @@ function globMatch(p: Int32Array, s: string): boolean {
 export function compileString(parts: StrPart[], cased: boolean): StringTest {
   const fold = (x: string): string => (cased ? x : foldCase(x));
   const shape = shapeOf(parts);
-  const prep = cased ? (s: string) => s : lower;
+  const prep = cased ? (s: string) => s : foldValue;
   switch (shape.kind) {
     case 'any':
       return () => true;

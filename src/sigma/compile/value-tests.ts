@@ -2,7 +2,7 @@
 // booleans are matched through their decimal/`true`/`false` string form for string tests; numeric tests
 // accept numbers and numeric strings; objects never match a value test. Compile-time errors (unsafe
 // regex) are returned, not thrown; each regex is compiled once (cached by test object and by source).
-import { compileString, lower } from './string-match.js';
+import { compileString, foldValue } from './string-match.js';
 import { compileSafeRegex } from '../regex/safe-regex.js';
 import type { RegexResult } from '../regex/safe-regex.js';
 import { inCidr, parseIp } from '../detection/ip.js';
@@ -89,7 +89,7 @@ export function compileValueTest(test: Test): { ok: true; fn: ValueTest } | { ok
     }
     case 'bool': {
       const text = test.b ? 'true' : 'false';
-      return { ok: true, fn: (v) => v === test.b || (typeof v === 'string' && lower(v) === text) };
+      return { ok: true, fn: (v) => v === test.b || (typeof v === 'string' && foldValue(v) === text) };
     }
     case 're': {
       const r = cachedRegex(test);
