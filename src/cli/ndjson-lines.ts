@@ -22,7 +22,7 @@ export async function* ndjsonBatches(input: Readable, maxChars = MAX_LINE_CHARS)
   let carry: Buffer[] = [];
   let carried = 0;
   let tooLong = false;
-  let lineNo = 0;
+  let first = true;
   const line = (bytes: Buffer, start: number, end: number): string | null => {
     let text: string | null;
     if (tooLong) text = null;
@@ -33,10 +33,10 @@ export async function* ndjsonBatches(input: Readable, maxChars = MAX_LINE_CHARS)
     tooLong = false;
     if (text !== null) {
       if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
-      if (lineNo === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       if (text.length > maxChars) text = null;
     }
-    lineNo++;
+    first = false;
     return text;
   };
   const keep = (bytes: Buffer): void => {

@@ -49,7 +49,8 @@ export async function scan(argv: string[]): Promise<number> {
     process.stdout.write(SCAN_USAGE);
     return 0;
   }
-  if (!getPreset(args.pipeline)) {
+  const pipeline = getPreset(args.pipeline);
+  if (!pipeline) {
     say(`unknown pipeline '${args.pipeline}' (presets: ${listPresets().map((p) => p.name).join(', ')})`);
     return 2;
   }
@@ -61,7 +62,6 @@ export async function scan(argv: string[]): Promise<number> {
 
   const loadStart = performance.now();
   const unreadable: Unreadable[] = [];
-  const pipeline = getPreset(args.pipeline)!;
   const catalog = buildCatalog(readRuleSources(args.rules, unreadable), pipeline);
   const flatten = pipeline.flattenEvtxDump === true;
   const rejected = [...unreadable, ...catalog.rejected];
