@@ -48,6 +48,7 @@ export function foldCodePoint(cp: number): number {
   return classes.get(l) ?? l;
 }
 
+/** Folds of the characters met so far, for the Basic Multilingual Plane (so at most 65,536 entries). */
 const folded = new Map<number, string>();
 
 /** Character by character (the slow path: some lowercase character at or above U+0130). */
@@ -63,7 +64,7 @@ function foldEach(s: string): string {
     let f = folded.get(cp);
     if (f === undefined) {
       f = String.fromCodePoint(foldCodePoint(cp));
-      folded.set(cp, f);
+      if (cp <= 0xffff) folded.set(cp, f);
     }
     out += f;
     if (cp > 0xffff) i++;

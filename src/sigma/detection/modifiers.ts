@@ -27,7 +27,8 @@ const VALUE_MODIFIERS = new Set([
   'gt', 'gte', 'lt', 'lte', 'cased', 'minute', 'hour', 'day', 'week', 'month', 'year',
 ]);
 const LIST_MODIFIERS = new Set(['all', 'neq']);
-const FIRST_ONLY = new Set(['re', 'cidr', 'exists']);
+/** Modifiers that must come first among the value modifiers (`exists` must come first of all: buildItem). */
+const FIRST_ONLY = new Set(['re', 'cidr']);
 const TIME_PARTS = new Set<string>(['minute', 'hour', 'day', 'week', 'month', 'year']);
 const WINDASH_CHARS = ['-', '/', '\u2013', '\u2014', '\u2015'];
 const MAX_WINDASH_POSITIONS = 6;
