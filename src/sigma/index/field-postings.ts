@@ -29,10 +29,19 @@ function patternKey(pattern: string, at: Placement): string {
   return `${at}:${pattern}`;
 }
 
+/** A substring pattern of a PatternSet: its text (folded), where it must occur, whether it can occur in
+ * the text of a number, and its postings. */
+interface Pattern {
+  text: string;
+  at: Placement;
+  numeric: boolean;
+  postings: Postings;
+}
+
 /** Substring patterns with their postings, compiled to an automaton on demand. */
 export class PatternSet {
-  /** Postings by pattern key (patternKey). */
-  readonly patterns = new Map<string, Postings>();
+  /** Patterns by key (patternKey). */
+  private readonly patterns = new Map<string, Pattern>();
   private automaton: GramScanner | null = null;
   /** Postings of each pattern of the compiled scanner, by pattern number. */
   payload: Postings[] = [];
@@ -43,14 +52,20 @@ export class PatternSet {
 
   add(pattern: string, posting: number, at: Placement = ANYWHERE): void {
     const key = patternKey(pattern, at);
-    const list = this.patterns.get(key);
-    if (list) list.push(posting);
-    else this.patterns.set(key, [posting]);
+    const known = this.patterns.get(key);
+    if (known) known.postings.push(posting);
+    else this.patterns.set(key, { text: pattern, at, numeric: canOccurInNumber(pattern), postings: [posting] });
     this.dirty = true;
   }
 
   remove(pattern: string, posting: number, at: Placement = ANYWHERE): void {
-    if (removePosting(this.patterns, patternKey(pattern, at), posting)) this.dirty = true;
+    const key = patternKey(pattern, at);
+    const known = this.patterns.get(key);
+    const i = known ? known.postings.indexOf(posting) : -1;
+    if (!known || i < 0) return;
+    known.postings.splice(i, 1);
+    if (known.postings.length === 0) this.patterns.delete(key);
+    this.dirty = true;
   }
 
   get size(): number {
@@ -60,14 +75,17 @@ export class PatternSet {
   /** Compile (if needed) including extra pattern sets (the keyword patterns that apply to every field). */
   compiled(extra: PatternSet | null, extraVersion: number): GramScanner | null {
     if (this.dirty || this.automaton === null || this.extraVersion !== extraVersion) {
-      const merged = new Map<string, Postings>();
-      for (const [p, l] of this.patterns) merged.set(p, l);
-      if (extra) for (const [p, l] of extra.patterns) merged.set(p, merged.has(p) ? [...(merged.get(p) as Postings), ...l] : l);
-      this.payload = [...merged.values()];
-      const keys = [...merged.keys()];
-      const texts = keys.map((k) => k.slice(2));
-      this.numeric = texts.some(canOccurInNumber);
-      this.automaton = merged.size ? new GramScanner(texts, keys.map((k) => Number(k[0]) as Placement)) : null;
+      const merged = new Map<string, Pattern>(this.patterns);
+      if (extra) {
+        for (const [key, p] of extra.patterns) {
+          const own = merged.get(key);
+          merged.set(key, own ? { ...own, postings: [...own.postings, ...p.postings] } : p);
+        }
+      }
+      const all = [...merged.values()];
+      this.payload = all.map((p) => p.postings);
+      this.numeric = all.some((p) => p.numeric);
+      this.automaton = all.length ? new GramScanner(all.map((p) => p.text), all.map((p) => p.at)) : null;
       this.dirty = false;
       this.extraVersion = extraVersion;
     }

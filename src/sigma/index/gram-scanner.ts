@@ -28,13 +28,17 @@ const MAX_ANCHOR_CHOICES = 12;
 /** ASCII lowercase table. */
 const FOLD = Uint8Array.from({ length: 128 }, (_, c) => (c >= 65 && c <= 90 ? c + 32 : c));
 
-/** How common a (lowercase) character is in machine-made values (GUIDs, hashes, times, numbers, paths):
- * each pattern's key character is its least common one, so that such values seldom hold any key. */
-function commonness(c: number): number {
+/** How common each (lowercase ASCII) character is in machine-made values (GUIDs, hashes, times, numbers,
+ * paths): each pattern's key character is its least common one, so that such values seldom hold any key. */
+const COMMONNESS = Uint8Array.from({ length: 128 }, (_, c) => {
   if (c >= 48 && c <= 57) return 4; // digits
   if (c >= 97 && c <= 102) return 3; // hex letters
   if ('-:.{}\\/_ ,='.includes(String.fromCharCode(c))) return 2;
   return c >= 103 && c <= 122 ? 0 : 1; // other letters, other characters
+});
+
+function commonness(c: number): number {
+  return COMMONNESS[c];
 }
 
 /** The raw ASCII codes that fold to the (lowercase) code c. */
@@ -45,6 +49,25 @@ function caseVariants(c: number): number[] {
 /** Anchor length of a pattern: 8 for long patterns, 4 for medium ones, the whole pattern when shorter. */
 function anchorLength(n: number): number {
   return n >= 8 ? 8 : n >= 4 ? 4 : n;
+}
+
+/** Append to `out` the hashes of the anchor-length grams of ASCII pattern p: all of them, or for long
+ * patterns a spread sample of MAX_ANCHOR_CHOICES (enough to find a rare gram, and keeps builds fast). */
+function gramHashes(p: string, out: number[]): void {
+  const q = anchorLength(p.length);
+  const n = p.length - q + 1;
+  const step = n > MAX_ANCHOR_CHOICES ? n / MAX_ANCHOR_CHOICES : 1;
+  let lo = 0;
+  let hi = 0;
+  let next = 0; // the next gram to take is the one starting at floor(next * step)
+  for (let k = 0; k < p.length && next < MAX_ANCHOR_CHOICES; k++) {
+    hi = ((hi << 7) | (lo >>> 21)) & 0xfffffff;
+    lo = ((lo << 7) | p.charCodeAt(k)) & 0xfffffff;
+    if (k - q + 1 === Math.floor(next * step)) {
+      out.push(gramHash(lo, hi, q));
+      next++;
+    }
+  }
 }
 
 /** Hash of the q-gram ending at text[end] (q ≤ 8), from the rolling windows lo (last 4) and hi (4 before). */
@@ -115,38 +138,27 @@ export class GramScanner {
     });
     this.wideIds = wide;
     this.wide = wide.length ? new AhoCorasick(wide.map((i) => patterns[i])) : null;
-    // How many patterns contain each gram (anchors prefer grams shared by few patterns); grams are
-    // compared by hash here, which only affects the choice of anchor, never correctness.
-    const gramHashes = (p: string): number[] => {
-      const q = anchorLength(p.length);
-      const out: number[] = [];
-      let lo = 0;
-      let hi = 0;
-      for (let k = 0; k < p.length; k++) {
-        hi = ((hi << 7) | (lo >>> 21)) & 0xfffffff;
-        lo = ((lo << 7) | p.charCodeAt(k)) & 0xfffffff;
-        if (k >= q - 1) out.push(gramHash(lo, hi, q));
-      }
-      if (out.length <= MAX_ANCHOR_CHOICES) return out;
-      // Long patterns: a spread sample of positions is enough to find a rare gram (keeps builds fast).
-      const step = out.length / MAX_ANCHOR_CHOICES;
-      return Array.from({ length: MAX_ANCHOR_CHOICES }, (_, k) => out[Math.floor(k * step)]);
-    };
-    const hashes = new Map<number, number[]>();
-    const freq = new Map<number, number>();
-    for (const i of ascii) {
-      const hs = gramHashes(patterns[i]);
-      hashes.set(i, hs);
-      for (const g of hs) freq.set(g, (freq.get(g) ?? 0) + 1);
-    }
+    // How many patterns contain each gram (anchors prefer grams shared by few patterns). Grams are counted
+    // by hash bucket, which only affects the choice of anchor, never correctness.
+    const hashes: number[] = [];
+    const hashStart = new Int32Array(ascii.length + 1);
+    ascii.forEach((i, a) => {
+      gramHashes(patterns[i], hashes);
+      hashStart[a + 1] = hashes.length;
+    });
+    let countLog = 8;
+    while (1 << countLog < hashes.length * 2) countLog++;
+    const countShift = 32 - countLog;
+    const counts = new Int32Array(1 << countLog);
+    for (let k = 0; k < hashes.length; k++) counts[hashes[k] >>> countShift]++;
     const anchors: Array<[number, number, number]> = []; // pattern, hash, end offset
-    for (const i of ascii) {
+    ascii.forEach((i, a) => {
       const p = patterns[i];
       this.addKey(p);
       const q = anchorLength(p.length);
-      const hs = hashes.get(i) as number[];
-      let best = 0;
-      for (let at = 1; at < hs.length; at++) if ((freq.get(hs[at]) as number) < (freq.get(hs[best]) as number)) best = at;
+      let best = hashStart[a];
+      for (let k = best + 1; k < hashStart[a + 1]; k++) if (counts[hashes[k] >>> countShift] < counts[hashes[best] >>> countShift]) best = k;
+      best -= hashStart[a];
       const grams = p.length - q + 1;
       const end = (grams > MAX_ANCHOR_CHOICES ? Math.floor(best * (grams / MAX_ANCHOR_CHOICES)) : best) + q - 1;
       const [lo, hi] = windows(p, end);
@@ -167,7 +179,7 @@ export class GramScanner {
           else for (const a of caseVariants(p.charCodeAt(end - 1))) this.pairs[(a << 7) | b] |= PAIR_BIT[q];
         }
       }
-    }
+    });
     let log = 12;
     while (1 << log < anchors.length * 32 && log < 18) log++;
     this.shift = 32 - log;
