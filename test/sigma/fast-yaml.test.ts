@@ -78,6 +78,11 @@ const CASES = [
   'a: 1\n\n\n',
   '# only a comment\n',
   '',
+  // Unicode spaces are content to YAML (its white space is the space and the tab).
+  'a: x\u00a0\nb: \u00a0x\nc: \u2000\nd\u3000: y \u1680\ne:\n  - z\u202f\n',
+  // U+2028 and U+2029 are line breaks to YAML 1.1.
+  'a: x\u2028\n',
+  'a: x\u2029y\n',
 ];
 
 test('fast YAML edge cases: equal to the full parser or declined', () => {
@@ -94,6 +99,10 @@ test('fast YAML edge cases: equal to the full parser or declined', () => {
   const quotedKeys = CASES.find((c) => c.startsWith("sel:\n  '|all'"));
   assert.equal(agrees(quotedKeys as string), 'declined'); // `'x: y':` is left to the full parser
   assert.equal(agrees("sel:\n  '|all':\n    - x\n  '': 2\n  'null': 4\n"), 'fast');
+  const spaces = CASES.find((c) => c.startsWith('a: x\u00a0')) as string;
+  assert.equal(agrees(spaces), 'fast');
+  assert.deepEqual(fastYaml(spaces), { a: 'x\u00a0', b: '\u00a0x', c: '\u2000', 'd\u3000': 'y \u1680', e: ['z\u202f'] });
+  assert.equal(fastYaml('a: x\u2028\n'), null);
 });
 
 test('fast YAML equals the full parser on seeded random mutations of corpus rules', () => {

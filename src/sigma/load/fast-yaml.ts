@@ -55,6 +55,21 @@ function keyEnd(t: string): number {
   return -1;
 }
 
+/** `t` without its trailing spaces (YAML's white space is the space and the tab, which this reader
+ * refuses; String.prototype.trimEnd would also strip no-break and other Unicode spaces, which are content). */
+function trimSpacesEnd(t: string): string {
+  let end = t.length;
+  while (end > 0 && t.charCodeAt(end - 1) === 32) end--;
+  return end === t.length ? t : t.slice(0, end);
+}
+
+/** `t` without its leading spaces (see trimSpacesEnd). */
+function trimSpacesStart(t: string): string {
+  let start = 0;
+  while (start < t.length && t.charCodeAt(start) === 32) start++;
+  return start === 0 ? t : t.slice(start);
+}
+
 /** Strip a trailing ` # comment` from a plain scalar line and trailing spaces. */
 function plainPart(t: string): string {
   let end = t.length;
@@ -64,7 +79,7 @@ function plainPart(t: string): string {
       break;
     }
   }
-  return t.slice(0, end).trimEnd();
+  return trimSpacesEnd(t.slice(0, end));
 }
 
 /** After a quoted scalar only spaces and a comment may follow. */
@@ -202,10 +217,10 @@ class Reader {
       if (this.ind[k] > n || t.startsWith('- ') || t === '-') return this.ind[k] === n ? out : fail();
       const p = keyEnd(t);
       if (p <= 0 || p > 1000) fail();
-      const rawKey = t.slice(0, p).trimEnd();
+      const rawKey = trimSpacesEnd(t.slice(0, p));
       const keyText = rawKey.charCodeAt(0) === 39 ? singleQuotedKey(rawKey) : plainKey(rawKey);
       this.i = k + 1;
-      const rest = t.slice(p + 1).trimStart();
+      const rest = trimSpacesStart(t.slice(p + 1));
       defineKey(out, keyText, this.inlineValue(rest, n, true));
     }
   }
@@ -289,7 +304,7 @@ class Reader {
       chomp = h[0];
       h = h.slice(1);
     }
-    if (chomp === '+' || (h.length !== 0 && h.trimStart()[0] !== '#') || (h.length !== 0 && h[0] !== ' ')) fail();
+    if (chomp === '+' || (h.length !== 0 && trimSpacesStart(h)[0] !== '#') || (h.length !== 0 && h[0] !== ' ')) fail();
     // Body: blank lines and lines indented deeper than the parent.
     const body: string[] = [];
     let m = -1;
@@ -341,8 +356,9 @@ class Reader {
 }
 
 /** Control characters other than the line feed (tabs, CR), DEL and C1 controls, the BOM and the
- * non-characters U+FFFE/U+FFFF: anything outside line feed, printable ASCII, U+00A0–U+FEFE, U+FF00–U+FFFD. */
-const ODD_CHARACTER = /[^\n\x20-\x7e\xa0-\ufefe\uff00-\ufffd]/;
+ * non-characters U+FFFE/U+FFFF, and the line and paragraph separators U+2028/U+2029 (line breaks to YAML 1.1):
+ * anything outside line feed, printable ASCII, U+00A0–U+2027, U+202A–U+FEFE, U+FF00–U+FFFD. */
+const ODD_CHARACTER = /[^\n\x20-\x7e\xa0-\u2027\u202a-\ufefe\uff00-\ufffd]/;
 
 function hasOddCharacter(text: string): boolean {
   return ODD_CHARACTER.test(text);
