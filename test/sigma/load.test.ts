@@ -3,7 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseRule, parseRules } from '../../src/sigma/index.js';
-import { resolvePlainScalar } from '../../src/sigma/load/yaml11.js';
+import { resolvePlainScalar } from '../../src/sigma/load/yaml11-scalars.js';
+import { fastYaml } from '../../src/sigma/load/fast-yaml.js';
+import { loadYaml, MAX_DOCUMENTS } from '../../src/sigma/load/yaml11.js';
 
 const base = `title: T\nlogsource:\n    product: windows\nlevel: high\ndetection:\n    sel:\n        A: x\n    condition: sel\n`;
 
@@ -61,6 +63,66 @@ test('duplicate keys, alias bombs and documents over 1 MiB are refused', () => {
   assert.ok(Date.now() - t0 < 1000);
   const big = parseRule(base + 'description: ' + 'x'.repeat(1024 * 1024) + '\n');
   assert.ok(!big.ok && big.kind === 'validation' && /1 MiB/.test(big.errors[0].message));
+});
+
+test('scalars PyYAML cannot construct are refused with the reason, never thrown', () => {
+  for (const text of ['0x_', '-0x__', '+0b_']) {
+    const doc = `${base}x: ${text}\n`;
+    assert.doesNotThrow(() => parseRules(doc));
+    const r = parseRule(doc);
+    assert.ok(!r.ok && r.kind === 'yaml', JSON.stringify(r));
+    if (!r.ok && r.kind === 'yaml') assert.equal(r.message, `YAML value error (line 9, column 4): '${text}' is not a valid integer`);
+  }
+  assert.deepEqual(loadYaml('a: -0\nb: 0_\n'), { ok: true, documents: [{ a: 0, b: 0 }] });
+  const negativeZero = loadYaml('a: -0\n');
+  assert.ok(negativeZero.ok && Object.is((negativeZero.documents[0] as { a: number }).a, 0));
+});
+
+test('explicit tags build what PyYAML builds; tags without a constructor are refused', () => {
+  const ok = loadYaml("a: !!int '5'\nb: !!float 1\nc: !!float 1e3\nd: !!bool yEs\ne: !!null x\nf: !!str 5\ng: ! '5'\nh: !!timestamp 2023-01-01\ni: !!int 0x1F\n");
+  assert.deepEqual(ok, { ok: true, documents: [{ a: 5, b: 1, c: 1000, d: true, e: null, f: '5', g: 5, h: '2023-01-01', i: 31 }] });
+  for (const [text, reason] of [
+    ['a: !!int abc\n', "'abc' is not a valid !!int"],
+    ['a: !!bool maybe\n', "'maybe' is not a valid !!bool"],
+    ['a: !!binary aGk=\n', 'the YAML tag !!binary is not supported on a scalar'],
+    ['a: !custom x\n', 'the YAML tag !custom is not supported on a scalar'],
+    ['a: !!set {x, y}\n', 'the YAML tag !!set is not supported'],
+  ]) {
+    const r = loadYaml(text);
+    assert.ok(!r.ok && r.kind === 'yaml' && r.message.endsWith(reason), `${text}: ${JSON.stringify(r)}`);
+  }
+});
+
+test("PyYAML's line breaks: CR LF, a lone CR and NEL are line feeds", () => {
+  assert.deepEqual(loadYaml('a: 1\rb: 2\r'), { ok: true, documents: [{ a: 1, b: 2 }] });
+  assert.deepEqual(loadYaml('a: x\u0085b: y\r\nc: f\r'), { ok: true, documents: [{ a: 'x', b: 'y', c: 'f' }] });
+  const crlf = parseRule(base.replace(/\n/g, '\r\n'));
+  assert.ok(crlf.ok && (crlf.rule.detection.sel as Record<string, unknown>).A === 'x');
+});
+
+test('a comment ends a plain scalar: a continuation line after it is an error', () => {
+  assert.equal(fastYaml('a: b # c\n  d\n'), null);
+  const r = loadYaml('a: b # c\n  d\n');
+  assert.ok(!r.ok && r.kind === 'yaml', JSON.stringify(r));
+  assert.deepEqual(loadYaml('a: b # c\nd: e\n'), { ok: true, documents: [{ a: 'b', d: 'e' }] });
+});
+
+test('large maps and streams load in linear time; aliases, documents and nesting are bounded', () => {
+  // 30,000 keys through the general parser (the `---` keeps the fast reader out): duplicate keys are
+  // found with a set, not by comparing every pair.
+  const keys = Array.from({ length: 30_000 }, (_, i) => `k${i}: ${i}`);
+  const many = loadYaml(`---\n${keys.join('\n')}\n`);
+  assert.ok(many.ok && Object.keys(many.documents[0] as object).length === 30_000);
+  const dup = loadYaml(`---\n${keys.join('\n')}\nk7: again\n`);
+  assert.ok(!dup.ok && dup.message === 'YAML syntax error (line 30002, column 1): Map keys must be unique ("k7" is repeated)', JSON.stringify(dup));
+  // 50 aliases of a 40,000-item list would build two million nodes.
+  const amplified = loadYaml(`a: &a [${new Array(40_000).fill('x').join(',')}]\n${Array.from({ length: 50 }, (_, i) => `b${i}: *a`).join('\n')}\n`);
+  assert.ok(!amplified.ok && /aliases expand to too many nodes/.test(amplified.message), JSON.stringify(amplified).slice(0, 200));
+  const stream = parseRules(`${'---\na: 1\n'.repeat(MAX_DOCUMENTS + 1)}`);
+  assert.ok(stream.length === 1 && !stream[0].ok && stream[0].kind === 'validation');
+  if (!stream[0].ok && stream[0].kind === 'validation') assert.equal(stream[0].errors[0].message, `the text holds more than ${MAX_DOCUMENTS} YAML documents`);
+  const deep = loadYaml(`a: ${'['.repeat(5000)}${']'.repeat(5000)}\n`);
+  assert.ok(!deep.ok && /^YAML syntax error( \(line 1, column \d+\))?: the document is nested too deeply$/.test(deep.message), JSON.stringify(deep));
 });
 
 test('validation order and paths: schema, then required attributes, then detection', () => {

@@ -10,7 +10,7 @@
 // double-quoted keys and single-quoted keys holding a quote, multi-line quoted scalars, uncommon escapes,
 // block scalar indentation indicators or keep chomping, duplicate keys, inconsistent indentation, and
 // anything after a value that YAML would refuse. Never throws.
-import { resolvePlainScalar } from './yaml11.js';
+import { resolvePlainScalar, YamlValueError } from './yaml11-scalars.js';
 import type { YamlValue } from './yaml11.js';
 
 class NotPlain extends Error {}
@@ -70,16 +70,16 @@ function trimSpacesStart(t: string): string {
   return start === 0 ? t : t.slice(start);
 }
 
+/** Where a ` # comment` starts in a plain scalar line (the `#`), or -1. */
+function commentAt(t: string): number {
+  for (let p = 1; p < t.length; p++) if (t.charCodeAt(p) === 35 && t.charCodeAt(p - 1) === 32) return p;
+  return -1;
+}
+
 /** Strip a trailing ` # comment` from a plain scalar line and trailing spaces. */
 function plainPart(t: string): string {
-  let end = t.length;
-  for (let p = 1; p < t.length; p++) {
-    if (t.charCodeAt(p) === 35 && t.charCodeAt(p - 1) === 32) {
-      end = p;
-      break;
-    }
-  }
-  return trimSpacesEnd(t.slice(0, end));
+  const at = commentAt(t);
+  return trimSpacesEnd(at < 0 ? t : t.slice(0, at));
 }
 
 /** After a quoted scalar only spaces and a comment may follow. */
@@ -263,7 +263,8 @@ class Reader {
     else if (c === '|' || c === '>') v = this.block(rest, n);
     else {
       if (BAD_START.has(c) || ((c === '-' || c === ':') && (rest.length === 1 || rest[1] === ' '))) fail();
-      v = this.plain(plainPart(rest), n);
+      // A comment ends the scalar: a continuation line after it is an error (left to the full parser).
+      v = this.plain(plainPart(rest), n, commentAt(rest) >= 0);
     }
     this.after(n);
     return v;
@@ -275,7 +276,7 @@ class Reader {
     if (k >= 0 && this.ind[k] > n) fail();
   }
 
-  private plain(first: string, n: number): YamlValue {
+  private plain(first: string, n: number, commented: boolean): YamlValue {
     if (keyEnd(first) >= 0 || first.endsWith(':')) fail();
     let text = first;
     let breaks = 0;
@@ -288,7 +289,7 @@ class Reader {
       }
       if (this.ind[k] <= n || t.charCodeAt(0) === 35) break;
       const part = plainPart(t);
-      if (part.length !== t.length || keyEnd(part) >= 0 || part.endsWith(':') || t.startsWith('- ') || BAD_START.has(t[0])) fail();
+      if (commented || part.length !== t.length || keyEnd(part) >= 0 || part.endsWith(':') || t.startsWith('- ') || BAD_START.has(t[0])) fail();
       text += breaks === 0 ? ' ' + part : '\n'.repeat(breaks) + part;
       breaks = 0;
       this.i = k + 1;
@@ -370,7 +371,7 @@ export function fastYaml(text: string): YamlValue | null {
   try {
     return new Reader(text.split('\n')).document();
   } catch (e) {
-    if (e instanceof NotPlain) return null;
+    if (e instanceof NotPlain || e instanceof YamlValueError) return null;
     throw e;
   }
 }

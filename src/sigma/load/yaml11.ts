@@ -1,19 +1,26 @@
 // YAML loading with PyYAML 1.1 scalar semantics (sigma-notes §13.1).
-// Promises: every document is parsed with the failsafe schema and duplicate keys refused; quoted and block
-// scalars stay strings; PLAIN scalars go through PyYAML's implicit resolvers (null, bool, int, float;
-// timestamps stay as their text), so `00000429` stays a string. Aliases are expanded under a strict
-// budget (alias bombs are refused) and inputs over 1 MiB are refused. Never throws. Texts in the plain
-// Sigma subset take a fast single-pass reader (fast-yaml.ts) that yields exactly the same value; anything
-// else goes through the general parser (`loadYamlFull`).
-import { parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar } from 'yaml';
+// Promises: every document is parsed with the failsafe schema and duplicate keys refused (keys compared as
+// the text they become); quoted and block scalars stay strings; PLAIN scalars go through PyYAML's implicit
+// resolvers (null, bool, int, float; timestamps stay as their text), so `00000429` stays a string; the
+// standard scalar tags (`!!str`, `!!int`, …) build what PyYAML builds and other tags are refused
+// (yaml11-scalars.ts). Line breaks are PyYAML's: CR LF, a lone CR and NEL (U+0085) are each one line feed.
+// Aliases are expanded under a strict budget (alias bombs are refused); inputs over 1 MiB and streams of
+// more than MAX_DOCUMENTS documents are refused. Never throws; work is linear in the input. Texts in the
+// plain Sigma subset take a fast single-pass reader (fast-yaml.ts) that yields exactly the same value;
+// anything else goes through the general parser (`loadYamlFull`).
+import { LineCounter, parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar } from 'yaml';
 import type { Document, Node as YamlNode } from 'yaml';
 import { fastYaml } from './fast-yaml.js';
+import { resolvePlainScalar, taggedScalar, YamlValueError } from './yaml11-scalars.js';
 
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 /** Limit for a whole multi-document text (bulk import); each document still has MAX_DOCUMENT_BYTES. */
 export const MAX_STREAM_BYTES = 16 * 1024 * 1024;
+/** Documents in one text (a rule collection); more is not a rule file. */
+export const MAX_DOCUMENTS = 10_000;
 const MAX_ALIASES = 50;
-const MAX_NODES = 2_000_000;
+/** Nodes a document may gain through its aliases (what it holds as written is bounded by its size). */
+const MAX_ALIAS_NODES = 100_000;
 
 export type YamlValue = null | boolean | number | string | YamlValue[] | { [key: string]: YamlValue };
 
@@ -21,97 +28,78 @@ export type YamlLoadResult =
   | { ok: true; documents: YamlValue[] }
   | { ok: false; kind: 'yaml' | 'size'; message: string };
 
-const NULL_RE = /^(?:~|null|Null|NULL|)$/;
-const BOOL_TRUE_RE = /^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$/;
-const BOOL_FALSE_RE = /^(?:no|No|NO|false|False|FALSE|off|Off|OFF)$/;
-const INT_RE = /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
-const FLOAT_RE =
-  /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
-
-function sexagesimal(text: string): number {
-  let value = 0;
-  for (const part of text.split(':')) value = value * 60 + Number(part);
-  return value;
-}
-
-/** Resolve an unquoted scalar the way PyYAML's SafeLoader (YAML 1.1) does. */
-export function resolvePlainScalar(text: string): null | boolean | number | string {
-  if (NULL_RE.test(text)) return null;
-  if (BOOL_TRUE_RE.test(text)) return true;
-  if (BOOL_FALSE_RE.test(text)) return false;
-  if (INT_RE.test(text)) {
-    let t = text.replace(/_/g, '');
-    let sign = 1;
-    if (t[0] === '-' || t[0] === '+') {
-      if (t[0] === '-') sign = -1;
-      t = t.slice(1);
-    }
-    let n: number;
-    if (t.startsWith('0b')) n = parseInt(t.slice(2), 2);
-    else if (t.startsWith('0x')) n = parseInt(t.slice(2), 16);
-    else if (t.includes(':')) n = sexagesimal(t);
-    else if (t.length > 1 && t[0] === '0') n = parseInt(t, 8);
-    else n = Number(t);
-    n *= sign;
-    if (Number.isSafeInteger(n)) return n;
-    // Integers beyond double precision become their exact decimal text (PyYAML ints are unbounded).
-    if (t.includes(':')) return text;
-    const big = t.startsWith('0b') ? BigInt(t) : t.startsWith('0x') ? BigInt(t) : t.length > 1 && t[0] === '0' ? BigInt('0o' + t.slice(1)) : BigInt(t);
-    return (sign < 0 ? -big : big).toString();
-  }
-  if (FLOAT_RE.test(text)) {
-    const t = text.replace(/_/g, '');
-    const lower = t.toLowerCase();
-    if (lower.endsWith('.inf')) return t.startsWith('-') ? -Infinity : Infinity;
-    if (lower === '.nan') return NaN;
-    if (t.includes(':')) {
-      const neg = t.startsWith('-');
-      const body = t.replace(/^[-+]/, '');
-      const [whole, frac] = body.split('.');
-      const v = sexagesimal(whole) + Number('0.' + (frac || '0'));
-      return neg ? -v : v;
-    }
-    return Number(t);
-  }
-  return text;
-}
-
 class Budget {
   aliases = 0;
-  nodes = 0;
+  /** Nodes built inside alias expansions. */
+  aliasNodes = 0;
+  constructor(readonly lines: LineCounter) {}
+
+  /** " (line L, column C)" of a source offset. */
+  where(offset: number | undefined): string {
+    if (offset === undefined) return '';
+    const { line, col } = this.lines.linePos(offset);
+    return ` (line ${line}, column ${col})`;
+  }
 }
 
 class LoadError extends Error {}
 
-function convert(node: unknown, doc: Document, budget: Budget): YamlValue {
-  if (++budget.nodes > MAX_NODES) throw new LoadError('document expands to too many nodes (alias bomb?)');
+function convert(node: unknown, doc: Document, budget: Budget, viaAlias: boolean): YamlValue {
+  if (viaAlias && ++budget.aliasNodes > MAX_ALIAS_NODES) throw new LoadError('YAML aliases expand to too many nodes (alias bomb?)');
   if (node === null || node === undefined) return null;
   if (isAlias(node)) {
     if (++budget.aliases > MAX_ALIASES) throw new LoadError(`too many YAML aliases (limit ${MAX_ALIASES})`);
     const target = node.resolve(doc);
     if (!target) throw new LoadError(`unresolved alias *${node.source}`);
-    return convert(target, doc, budget);
+    return convert(target, doc, budget, true);
   }
   if (isScalar(node)) {
-    const value = node.value;
-    if (typeof value !== 'string') return value === null || value === undefined ? null : String(value);
-    if (node.type === Scalar.PLAIN && !node.tag) return resolvePlainScalar(value);
-    return value;
+    try {
+      if (node.tag) return taggedScalar(node.tag, typeof node.source === 'string' ? node.source : String(node.value));
+      const value = node.value;
+      if (typeof value !== 'string') return value === null || value === undefined ? null : String(value);
+      return node.type === Scalar.PLAIN ? resolvePlainScalar(value) : value;
+    } catch (e) {
+      if (e instanceof YamlValueError) throw new LoadError(`YAML value error${budget.where(node.range?.[0])}: ${e.message}`);
+      throw e;
+    }
+  }
+  const tag = (node as { tag?: string }).tag;
+  if (tag && tag !== '!' && tag !== 'tag:yaml.org,2002:map' && tag !== 'tag:yaml.org,2002:seq') {
+    throw new LoadError(`YAML value error${budget.where((node as YamlNode).range?.[0])}: the YAML tag ${tag.replace('tag:yaml.org,2002:', '!!')} is not supported`);
   }
   if (isMap(node)) {
     const out: Record<string, YamlValue> = {};
     for (const pair of node.items) {
-      const key = convert(pair.key as YamlNode, doc, budget);
+      const key = convert(pair.key as YamlNode, doc, budget, viaAlias);
       const keyText = key === null ? '' : typeof key === 'object' ? JSON.stringify(key) : String(key);
-      if (Object.prototype.hasOwnProperty.call(out, keyText)) throw new LoadError(`duplicate key "${keyText}"`);
+      if (Object.prototype.hasOwnProperty.call(out, keyText)) {
+        throw new LoadError(`YAML syntax error${budget.where((pair.key as YamlNode | null)?.range?.[0])}: Map keys must be unique ("${keyText}" is repeated)`);
+      }
       // defineProperty: a key such as `__proto__` stays an ordinary own property (no prototype change).
-      Object.defineProperty(out, keyText, { value: convert(pair.value as YamlNode, doc, budget), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, keyText, { value: convert(pair.value as YamlNode, doc, budget, viaAlias), enumerable: true, writable: true, configurable: true });
     }
     return out;
   }
-  if (isSeq(node)) return node.items.map((item) => convert(item as YamlNode, doc, budget));
+  if (isSeq(node)) return node.items.map((item) => convert(item as YamlNode, doc, budget, viaAlias));
   return null;
 }
+
+/** PyYAML's line breaks: CR LF, a lone CR and NEL are each a line feed. */
+function normaliseBreaks(source: string): string {
+  return /[\r\x85]/.test(source) ? source.replace(/\r\n?|\x85/g, '\n') : source;
+}
+
+/** Whether the text holds more than MAX_DOCUMENTS documents (counted by their `---` markers). */
+function tooManyDocuments(source: string): boolean {
+  let n = 0;
+  for (let at = source.indexOf('---'); at >= 0; at = source.indexOf('---', at + 3)) {
+    if ((at === 0 || source.charCodeAt(at - 1) === 10) && ++n > MAX_DOCUMENTS) return true;
+  }
+  return false;
+}
+
+const NESTED_TOO_DEEPLY = 'the document is nested too deeply';
 
 function firstLine(message: string): string {
   return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
@@ -125,9 +113,10 @@ function tooLarge(source: string, maxBytes: number): YamlLoadResult | null {
 }
 
 /** Parse every document of a YAML text (the fast reader when the text allows it, else the full parser). */
-export function loadYaml(source: string, maxBytes = MAX_DOCUMENT_BYTES): YamlLoadResult {
-  const big = tooLarge(source, maxBytes);
+export function loadYaml(text: string, maxBytes = MAX_DOCUMENT_BYTES): YamlLoadResult {
+  const big = tooLarge(text, maxBytes);
   if (big) return big;
+  const source = normaliseBreaks(text);
   // One document of at most MAX_DOCUMENT_BYTES (the fast reader only accepts a single document).
   if (source.length * 3 <= MAX_DOCUMENT_BYTES || Buffer.byteLength(source, 'utf8') <= MAX_DOCUMENT_BYTES) {
     const fast = fastYaml(source);
@@ -137,11 +126,15 @@ export function loadYaml(source: string, maxBytes = MAX_DOCUMENT_BYTES): YamlLoa
 }
 
 /** Parse every document of a YAML text with the general parser. */
-export function loadYamlFull(source: string, maxBytes = MAX_DOCUMENT_BYTES): YamlLoadResult {
-  const big = tooLarge(source, maxBytes);
+export function loadYamlFull(text: string, maxBytes = MAX_DOCUMENT_BYTES): YamlLoadResult {
+  const big = tooLarge(text, maxBytes);
   if (big) return big;
+  const source = normaliseBreaks(text);
+  if (tooManyDocuments(source)) return { ok: false, kind: 'size', message: `the text holds more than ${MAX_DOCUMENTS} YAML documents` };
   try {
-    const docs = parseAllDocuments(source, { schema: 'failsafe', uniqueKeys: true, prettyErrors: true });
+    const lines = new LineCounter();
+    // Keys are checked for uniqueness in convert (as the text they become, in linear time).
+    const docs = parseAllDocuments(source, { schema: 'failsafe', uniqueKeys: false, prettyErrors: true, lineCounter: lines });
     if (!Array.isArray(docs)) return { ok: false, kind: 'yaml', message: 'not a YAML document stream' };
     const out: YamlValue[] = [];
     for (const doc of docs) {
@@ -153,13 +146,15 @@ export function loadYamlFull(source: string, maxBytes = MAX_DOCUMENT_BYTES): Yam
       if (err) {
         const pos = err.linePos?.[0];
         const where = pos ? ` (line ${pos.line}, column ${pos.col})` : '';
-        return { ok: false, kind: 'yaml', message: `YAML syntax error${where}: ${firstLine(err.message)}` };
+        // The parser reports its own stack overflow (deeply nested flow collections) as a syntax error.
+        const what = /Maximum call stack size exceeded/.test(err.message) ? NESTED_TOO_DEEPLY : firstLine(err.message);
+        return { ok: false, kind: 'yaml', message: `YAML syntax error${where}: ${what}` };
       }
-      const budget = new Budget();
-      out.push(convert(doc.contents, doc, budget));
+      out.push(convert(doc.contents, doc, new Budget(lines), false));
     }
     return { ok: true, documents: out };
   } catch (e) {
+    if (e instanceof RangeError) return { ok: false, kind: 'yaml', message: `YAML syntax error: ${NESTED_TOO_DEEPLY}` };
     return { ok: false, kind: 'yaml', message: e instanceof Error ? e.message : String(e) };
   }
 }
