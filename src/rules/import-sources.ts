@@ -4,6 +4,7 @@
 import { unzipSync } from 'fflate';
 import { parseAllDocuments } from 'yaml';
 import { badRequest } from '../http/errors.js';
+import { moreDocumentsThan } from '../sigma/index.js';
 
 export const MAX_IMPORT_DOCUMENTS = 10_000;
 const MAX_UNZIPPED_BYTES = 64 * 1024 * 1024;
@@ -18,7 +19,10 @@ export interface ImportDocument {
 }
 
 export function documentsFromYaml(text: string): ImportDocument[] {
-  const docs = parseAllDocuments(text);
+  // Counted before parsing, so an upload of many tiny documents is refused at once; keys are checked for
+  // uniqueness later, per rule, in linear time (the parser's own check compares every pair).
+  if (moreDocumentsThan(text, MAX_IMPORT_DOCUMENTS)) throw badRequest(`Too many documents: at most ${MAX_IMPORT_DOCUMENTS} rules per import`);
+  const docs = parseAllDocuments(text, { uniqueKeys: false });
   const list = Array.isArray(docs) ? docs : [docs];
   if (list.length > MAX_IMPORT_DOCUMENTS) throw badRequest(`Too many documents: at most ${MAX_IMPORT_DOCUMENTS} rules per import`);
   const out: ImportDocument[] = [];

@@ -90,11 +90,12 @@ function normaliseBreaks(source: string): string {
   return /[\r\x85]/.test(source) ? source.replace(/\r\n?|\x85/g, '\n') : source;
 }
 
-/** Whether the text holds more than MAX_DOCUMENTS documents (counted by their `---` markers). */
-function tooManyDocuments(source: string): boolean {
+/** Whether a YAML text holds more than `limit` documents, counted by their `---` markers (an upper bound
+ * of the documents a parser would find, computed without parsing). */
+export function moreDocumentsThan(source: string, limit: number): boolean {
   let n = 0;
   for (let at = source.indexOf('---'); at >= 0; at = source.indexOf('---', at + 3)) {
-    if ((at === 0 || source.charCodeAt(at - 1) === 10) && ++n > MAX_DOCUMENTS) return true;
+    if ((at === 0 || source.charCodeAt(at - 1) === 10 || source.charCodeAt(at - 1) === 13) && ++n > limit) return true;
   }
   return false;
 }
@@ -130,7 +131,7 @@ export function loadYamlFull(text: string, maxBytes = MAX_DOCUMENT_BYTES): YamlL
   const big = tooLarge(text, maxBytes);
   if (big) return big;
   const source = normaliseBreaks(text);
-  if (tooManyDocuments(source)) return { ok: false, kind: 'size', message: `the text holds more than ${MAX_DOCUMENTS} YAML documents` };
+  if (moreDocumentsThan(source, MAX_DOCUMENTS)) return { ok: false, kind: 'size', message: `the text holds more than ${MAX_DOCUMENTS} YAML documents` };
   try {
     const lines = new LineCounter();
     // Keys are checked for uniqueness in convert (as the text they become, in linear time).
