@@ -8,12 +8,17 @@ import type { Placement } from './witness.js';
 
 export type Postings = number[];
 
-function removePosting(map: Map<string, Postings>, key: string, posting: number): boolean {
-  const list = map.get(key);
-  if (!list) return false;
+/** Remove `posting` from `list`; false if it is not there. */
+function dropPosting(list: Postings, posting: number): boolean {
   const i = list.indexOf(posting);
   if (i < 0) return false;
   list.splice(i, 1);
+  return true;
+}
+
+function removePosting(map: Map<string, Postings>, key: string, posting: number): boolean {
+  const list = map.get(key);
+  if (!list || !dropPosting(list, posting)) return false;
   if (list.length === 0) map.delete(key);
   return true;
 }
@@ -61,9 +66,7 @@ export class PatternSet {
   remove(pattern: string, posting: number, at: Placement = ANYWHERE): void {
     const key = patternKey(pattern, at);
     const known = this.patterns.get(key);
-    const i = known ? known.postings.indexOf(posting) : -1;
-    if (!known || i < 0) return;
-    known.postings.splice(i, 1);
+    if (!known || !dropPosting(known.postings, posting)) return;
     if (known.postings.length === 0) this.patterns.delete(key);
     this.dirty = true;
   }
@@ -135,8 +138,7 @@ export class FieldPostings {
   }
 
   removePresent(posting: number): void {
-    const i = this.present.indexOf(posting);
-    if (i >= 0) this.present.splice(i, 1);
+    dropPosting(this.present, posting);
   }
 
   get empty(): boolean {
