@@ -84,6 +84,7 @@ test('explicit tags build what PyYAML builds; tags without a constructor are ref
   for (const [text, reason] of [
     ['a: !!int abc\n', "'abc' is not a valid !!int"],
     ['a: !!bool maybe\n', "'maybe' is not a valid !!bool"],
+    ['a: !!bool constructor\n', "'constructor' is not a valid !!bool"],
     ['a: !!binary aGk=\n', 'the YAML tag !!binary is not supported on a scalar'],
     ['a: !custom x\n', 'the YAML tag !custom is not supported on a scalar'],
     ['a: !!set {x, y}\n', 'the YAML tag !!set is not supported'],

@@ -66,8 +66,15 @@ export function resolvePlainScalar(text: string): YamlScalar {
   return text;
 }
 
-
-const BOOL_WORDS: Record<string, boolean> = { yes: true, no: false, true: true, false: false, on: true, off: false };
+/** PyYAML's `!!bool` words (compared in lower case). */
+const BOOL_WORDS = new Map<string, boolean>([
+  ['yes', true],
+  ['no', false],
+  ['true', true],
+  ['false', false],
+  ['on', true],
+  ['off', false],
+]);
 /** Decimal texts Python's float() reads (the implicit resolver's FLOAT_RE needs a dot; `!!float 1e3` does not). */
 const DECIMAL_RE = /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)?$/;
 
@@ -84,7 +91,7 @@ export function taggedScalar(tag: string, text: string): YamlScalar {
     case '!!null':
       return null;
     case '!!bool': {
-      const v = BOOL_WORDS[text.toLowerCase()];
+      const v = BOOL_WORDS.get(text.toLowerCase());
       if (v === undefined) throw new YamlValueError(`'${text}' is not a valid !!bool`);
       return v;
     }
