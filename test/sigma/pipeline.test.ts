@@ -76,6 +76,24 @@ test('ecs-windows: log-source-scoped mappings (image_load → file.pe.*, powersh
   assert.equal(ps.match({ winlog: { channel: 'Windows PowerShell' }, powershell: { command: { value: 'IEX (x)' } } }), true);
 });
 
+test('ecs-windows: PE fields, CommandLine and SubjectUserName have ECS names only where the table gives them', () => {
+  const ecs = getPreset('ecs-windows');
+  // Sysmon's own error event (255) keeps its Description under winlog.event_data.
+  const error = compile(`sel:\n    EventID: 255\n    Description|contains: Failed\ncondition: sel`, ecs, 'product: windows\n    service: sysmon');
+  const e255 = { event: { code: '255' }, winlog: { channel: 'Microsoft-Windows-Sysmon/Operational', event_data: { Description: 'Failed to connect to the driver' } } };
+  assert.equal(error.match(e255), true);
+  assert.equal(error.match({ ...e255, winlog: { channel: e255.winlog.channel }, process: { pe: { description: 'Failed to connect' } } }), false);
+  // A file event's CommandLine is Sysmon's own field, not process.command_line.
+  const file = compile(`sel:\n    CommandLine|contains: net\ncondition: sel`, ecs, 'category: file_event\n    product: windows');
+  assert.equal(file.match({ event: { code: '11' }, winlog: { channel: 'Microsoft-Windows-Sysmon/Operational', event_data: { CommandLine: 'net use' } } }), true);
+  assert.equal(file.match({ event: { code: '11' }, winlog: { channel: 'Microsoft-Windows-Sysmon/Operational' }, process: { command_line: 'net use' } }), false);
+  const security = compile(`sel:\n    CommandLine|contains: net\n    SubjectUserName: bob\ncondition: sel`, ecs, 'product: windows\n    service: security');
+  assert.equal(security.match({ winlog: { channel: 'Security' }, process: { command_line: 'net use' }, user: { name: 'bob' } }), true);
+  const system = compile(`sel:\n    SubjectUserName: bob\ncondition: sel`, ecs, 'product: windows\n    service: system');
+  assert.equal(system.match({ winlog: { channel: 'System', event_data: { SubjectUserName: 'bob' } } }), true);
+  assert.equal(system.match({ winlog: { channel: 'System' }, user: { name: 'bob' } }), false);
+});
+
 test('windows-thor: a rule with a category and a service is the category alternative on that service only', () => {
   const m = compile(`sel:\n    Image|endswith: '\\cmd.exe'\ncondition: sel`, getPreset('windows-thor'), 'category: process_creation\n    product: windows\n    service: sysmon');
   const sysmon = { EventID: 1, Channel: 'Microsoft-Windows-Sysmon/Operational', Image: 'C:\\x\\cmd.exe' };

@@ -11,7 +11,6 @@ const ECS_WINDOWS: Record<string, string[]> = {
   ComputerName: ['winlog.computer_name'],
   Computer: ['winlog.computer_name'],
   Image: ['process.executable'],
-  CommandLine: ['process.command_line'],
   ParentImage: ['process.parent.executable'],
   ParentCommandLine: ['process.parent.command_line'],
   ProcessId: ['process.pid'],
@@ -19,11 +18,6 @@ const ECS_WINDOWS: Record<string, string[]> = {
   ParentProcessId: ['process.parent.pid'],
   ParentProcessGuid: ['process.parent.entity_id'],
   CurrentDirectory: ['process.working_directory'],
-  OriginalFileName: ['process.pe.original_file_name'],
-  Product: ['process.pe.product'],
-  Company: ['process.pe.company'],
-  Description: ['process.pe.description'],
-  FileVersion: ['process.pe.file_version'],
   TargetFilename: ['file.path'],
   ImageLoaded: ['file.path'],
   FileName: ['file.path'],
@@ -50,7 +44,6 @@ const ECS_WINDOWS: Record<string, string[]> = {
   SourceThreadId: ['process.thread.id'],
   User: ['user.name'],
   AccountName: ['user.name'],
-  SubjectUserName: ['user.name'],
   SubjectDomainName: ['user.domain'],
   TargetDomainName: ['user.domain'],
   AccountDomain: ['user.domain'],
@@ -72,21 +65,32 @@ const ECS_WINDOWS: Record<string, string[]> = {
   HostApplication: ['process.command_line'],
 };
 
-/** ecs_windows mappings that depend on the log source. */
-const PE_FIELDS = ['OriginalFileName', 'Product', 'Company', 'Description', 'FileVersion'];
+/** ecs_windows mappings that depend on the log source (log-shippers.md §2); outside these log sources the
+ * fields take the default prefix (winlog.event_data.). */
+const PE_FIELDS: Record<string, string> = {
+  OriginalFileName: 'original_file_name',
+  Product: 'product',
+  Company: 'company',
+  Description: 'description',
+  FileVersion: 'file_version',
+};
+const peFields = (prefix: string): Record<string, string[]> => Object.fromEntries(Object.entries(PE_FIELDS).map(([f, ecs]) => [f, [`${prefix}${ecs}`]]));
+const POWERSHELL_CLASSIC = { CommandLine: ['powershell.command.value'] };
 const ECS_WINDOWS_SCOPED: NonNullable<Pipeline['scopedFieldMappings']> = [
-  ...['image_load', 'driver_load'].map((category) => ({
-    logsource: { category, product: 'windows' },
-    mappings: Object.fromEntries(PE_FIELDS.map((f) => [f, [`file.pe.${f === 'OriginalFileName' ? 'original_file_name' : f === 'FileVersion' ? 'file_version' : f.toLowerCase()}`]])),
-  })),
-  { logsource: { product: 'windows', service: 'powershell-classic' }, mappings: { CommandLine: ['powershell.command.value'] } },
-  // Only the Security channel's service events (4697) carry ServiceName as service.name; a System 7045
-  // keeps it under winlog.event_data.
-  { logsource: { product: 'windows', service: 'security' }, mappings: { ServiceName: ['service.name', 'winlog.event_data.ServiceName'] } },
-  ...['ps_classic_start', 'ps_classic_provider_start', 'ps_classic_script'].map((category) => ({
-    logsource: { category, product: 'windows' },
-    mappings: { CommandLine: ['powershell.command.value'] },
-  })),
+  { logsource: { category: 'process_creation', product: 'windows' }, mappings: { ...peFields('process.pe.'), CommandLine: ['process.command_line'] } },
+  { logsource: { category: 'image_load', product: 'windows' }, mappings: peFields('file.pe.') },
+  { logsource: { product: 'windows', service: 'powershell-classic' }, mappings: POWERSHELL_CLASSIC },
+  ...['ps_classic_start', 'ps_classic_provider_start', 'ps_classic_script'].map((category) => ({ logsource: { category, product: 'windows' }, mappings: POWERSHELL_CLASSIC })),
+  {
+    logsource: { product: 'windows', service: 'security' },
+    mappings: {
+      CommandLine: ['process.command_line'],
+      SubjectUserName: ['user.name'],
+      // Only the Security channel's service events (4697) carry ServiceName as service.name; a System 7045
+      // keeps it under winlog.event_data.
+      ServiceName: ['service.name', 'winlog.event_data.ServiceName'],
+    },
+  },
 ];
 
 const WINLOGBEAT_RAW: Record<string, string[]> = {
