@@ -16,6 +16,7 @@ import type { Unreadable } from './rule-files.js';
 import { parseScanArgs, SCAN_USAGE, UsageError } from './scan-args.js';
 import type { ScanArgs } from './scan-args.js';
 import { BufferedOutput } from './scan-output.js';
+import { BroadRules } from './broad-rules.js';
 
 const MAX_REPORTED_BAD_LINES = 20;
 /** Bytes read from an events file at a time. */
@@ -83,6 +84,7 @@ export async function scan(argv: string[]): Promise<number> {
     inputError = e;
   });
   const out = new BufferedOutput(process.stdout);
+  const broad = new BroadRules(catalog.rules.length);
   const index = catalog.index;
   let lineNo = -1;
   let events = 0;
@@ -126,6 +128,7 @@ export async function scan(argv: string[]): Promise<number> {
         if (hits.length > 1) hits.sort((a, b) => a - b);
         for (const h of hits) {
           matches++;
+          broad.matched(h);
           if (out.write(`{"event":${lineNo}${suffix[h]}`)) await out.flush();
         }
         if (out.closed) break;
@@ -142,6 +145,8 @@ export async function scan(argv: string[]): Promise<number> {
   const seconds = (performance.now() - scanStart) / 1000;
   const rate = seconds > 0 ? Math.round(events / seconds) : events;
   if (bad > MAX_REPORTED_BAD_LINES) say(`... ${bad - MAX_REPORTED_BAD_LINES} more bad lines not shown`);
+  const broadWarning = broad.warning(events, catalog.rules.map((r) => r.title));
+  if (broadWarning !== null) say(`warning: ${broadWarning}`);
   const stopped = !out.closed ? '' : ` (stopped at line ${lineNo + 1}: ${out.failure ? 'results could not be written' : 'the output was closed'})`;
   const filters = catalog.filters ? ` and ${catalog.filters} filters` : '';
   say(

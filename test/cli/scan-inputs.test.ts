@@ -130,3 +130,14 @@ test('in a file of several rules, a rejection says which rule it is about', asyn
   assert.deepEqual(eventsOf(r.stdout), [0]);
   assert.match(r.stderr, /rule rejected: .*collection\.yml: rule 2 of 2 in the file: detection\.sel\.a\|nope: unknown modifier 'nope'/);
 });
+
+test('a rule that matched at least 90% of 100 or more events is named in a warning after the scan', async () => {
+  const broad = file('broad.ndjson', `${Array.from({ length: 95 }, () => hit).join('\n')}\n${Array.from({ length: 5 }, () => miss).join('\n')}\n`);
+  const r = await vigil(['scan', '--rules', rule, '--events', broad]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /warning: 1 rules matched at least 90% of the events \('Whoami'\): their log source may have no conditions/);
+  const narrow = file('narrow.ndjson', `${Array.from({ length: 89 }, () => hit).join('\n')}\n${Array.from({ length: 11 }, () => miss).join('\n')}\n`);
+  assert.doesNotMatch((await vigil(['scan', '--rules', rule, '--events', narrow])).stderr, /matched at least 90%/);
+  const few = file('few.ndjson', `${Array.from({ length: 99 }, () => hit).join('\n')}\n`);
+  assert.doesNotMatch((await vigil(['scan', '--rules', rule, '--events', few])).stderr, /matched at least 90%/);
+});
