@@ -20,11 +20,12 @@ export class BroadRules {
     this.counts[key]++;
   }
 
-  /** The warning for rules that matched at least 90% of `events` (null when there is none). */
-  warning(events: number, titles: string[]): string | null {
+  /** The warning for rules that matched at least 90% of `events` (null when there is none), leaving out
+   * the rules of `known` (already named by a warning before the scan). */
+  warning(events: number, titles: string[], known: ReadonlySet<number>): string | null {
     if (events < MIN_EVENTS) return null;
     const broad: number[] = [];
-    for (let k = 0; k < this.counts.length; k++) if (this.counts[k] >= events * SHARE) broad.push(k);
+    for (let k = 0; k < this.counts.length; k++) if (this.counts[k] >= events * SHARE && !known.has(k)) broad.push(k);
     if (broad.length === 0) return null;
     const named = broad.slice(0, NAMED).map((k) => `'${titles[k]}'`).join(', ');
     return (

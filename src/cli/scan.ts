@@ -145,7 +145,8 @@ export async function scan(argv: string[]): Promise<number> {
   const seconds = (performance.now() - scanStart) / 1000;
   const rate = seconds > 0 ? Math.round(events / seconds) : events;
   if (bad > MAX_REPORTED_BAD_LINES) say(`... ${bad - MAX_REPORTED_BAD_LINES} more bad lines not shown`);
-  const broadWarning = broad.warning(events, catalog.rules.map((r) => r.title));
+  // Rules that match an empty event were named before the scan (catalog-warnings.ts).
+  const broadWarning = broad.warning(events, catalog.rules.map((r) => r.title), new Set(catalog.index.match({})));
   if (broadWarning !== null) say(`warning: ${broadWarning}`);
   const stopped = !out.closed ? '' : ` (stopped at line ${lineNo + 1}: ${out.failure ? 'results could not be written' : 'the output was closed'})`;
   const filters = catalog.filters ? ` and ${catalog.filters} filters` : '';

@@ -140,4 +140,9 @@ test('a rule that matched at least 90% of 100 or more events is named in a warni
   assert.doesNotMatch((await vigil(['scan', '--rules', rule, '--events', narrow])).stderr, /matched at least 90%/);
   const few = file('few.ndjson', `${Array.from({ length: 99 }, () => hit).join('\n')}\n`);
   assert.doesNotMatch((await vigil(['scan', '--rules', rule, '--events', few])).stderr, /matched at least 90%/);
+  // A rule that matches an empty event is named once, before the scan, not again after it.
+  const notRule = file('not-zeek.yml', 'title: Not Zeek\nlogsource: {product: zeek, service: rdp}\nlevel: low\ndetection:\n  sel:\n    id.orig_h|cidr: 10.0.0.0/8\n  condition: not sel\n');
+  const both = await vigil(['scan', '--rules', rule, notRule, '--events', broad]);
+  assert.match(both.stderr, /warning: 1 rules match an event that holds none of their fields \('Not Zeek'\)/);
+  assert.match(both.stderr, /warning: 1 rules matched at least 90% of the events \('Whoami'\)/);
 });
