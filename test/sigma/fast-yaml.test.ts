@@ -80,6 +80,10 @@ const CASES = [
   '',
   // Unicode spaces are content to YAML (its white space is the space and the tab).
   'a: x\u00a0\nb: \u00a0x\nc: \u2000\nd\u3000: y \u1680\ne:\n  - z\u202f\n',
+  // A block scalar on the last line of a text without a final line break has no break to keep.
+  'a: |\n  x',
+  'a: >\n  x\n  y',
+  'a: |\n  x\n  ',
   // U+2028 and U+2029 are line breaks to YAML 1.1.
   'a: x\u2028\n',
   'a: x\u2029y\n',
@@ -103,6 +107,9 @@ test('fast YAML edge cases: equal to the full parser or declined', () => {
   assert.equal(agrees(spaces), 'fast');
   assert.deepEqual(fastYaml(spaces), { a: 'x\u00a0', b: '\u00a0x', c: '\u2000', 'd\u3000': 'y \u1680', e: ['z\u202f'] });
   assert.equal(fastYaml('a: x\u2028\n'), null);
+  assert.deepEqual(fastYaml('a: |\n  x'), { a: 'x' });
+  assert.deepEqual(fastYaml('a: >\n  x\n  y'), { a: 'x y' });
+  assert.deepEqual(fastYaml('a: |\n  x\n  '), { a: 'x\n' });
 });
 
 test('fast YAML equals the full parser on seeded random mutations of corpus rules', () => {

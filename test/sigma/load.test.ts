@@ -101,6 +101,13 @@ test("PyYAML's line breaks: CR LF, a lone CR and NEL are line feeds", () => {
   assert.ok(crlf.ok && (crlf.rule.detection.sel as Record<string, unknown>).A === 'x');
 });
 
+test('a block scalar that ends the text without a line break has no final break (both parsers)', () => {
+  assert.deepEqual(loadYaml('---\na: |\n  x'), { ok: true, documents: [{ a: 'x' }] });
+  assert.deepEqual(loadYaml('---\na: >\n  x\n  y'), { ok: true, documents: [{ a: 'x y' }] });
+  assert.deepEqual(loadYaml('---\na: |\n  x\n'), { ok: true, documents: [{ a: 'x\n' }] });
+  assert.deepEqual(loadYaml('---\na: |\n  x\n---\nb: |\n  y'), { ok: true, documents: [{ a: 'x\n' }, { b: 'y' }] });
+});
+
 test('a comment ends a plain scalar: a continuation line after it is an error', () => {
   assert.equal(fastYaml('a: b # c\n  d\n'), null);
   const r = loadYaml('a: b # c\n  d\n');

@@ -352,7 +352,9 @@ class Reader {
         breaks = 0;
       }
     }
-    return chomp === '-' ? text : text + '\n';
+    // Clip chomping keeps the final line break, which the last line of a text may not have.
+    const broken = this.i < this.txt.length;
+    return chomp === '-' || !broken ? text : text + '\n';
   }
 }
 

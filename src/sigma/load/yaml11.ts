@@ -32,7 +32,15 @@ class Budget {
   aliases = 0;
   /** Nodes built inside alias expansions. */
   aliasNodes = 0;
-  constructor(readonly lines: LineCounter) {}
+  /** The source's length when its last line has no line break (a block scalar ending there has no final
+   * break to keep, as PyYAML reads it), else -1. */
+  readonly unbrokenEnd: number;
+  constructor(
+    readonly lines: LineCounter,
+    source: string,
+  ) {
+    this.unbrokenEnd = source.endsWith('\n') ? -1 : source.length;
+  }
 
   /** " (line L, column C)" of a source offset. */
   where(offset: number | undefined): string {
@@ -58,7 +66,9 @@ function convert(node: unknown, doc: Document, budget: Budget, viaAlias: boolean
       if (node.tag) return taggedScalar(node.tag, typeof node.source === 'string' ? node.source : String(node.value));
       const value = node.value;
       if (typeof value !== 'string') return value === null || value === undefined ? null : String(value);
-      return node.type === Scalar.PLAIN ? resolvePlainScalar(value) : value;
+      if (node.type === Scalar.PLAIN) return resolvePlainScalar(value);
+      const block = node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED;
+      return block && node.range?.[1] === budget.unbrokenEnd && value.endsWith('\n') ? value.slice(0, -1) : value;
     } catch (e) {
       if (e instanceof YamlValueError) throw new LoadError(`YAML value error${budget.where(node.range?.[0])}: ${e.message}`);
       throw e;
@@ -151,7 +161,7 @@ export function loadYamlFull(text: string, maxBytes = MAX_DOCUMENT_BYTES): YamlL
         const what = /Maximum call stack size exceeded/.test(err.message) ? NESTED_TOO_DEEPLY : firstLine(err.message);
         return { ok: false, kind: 'yaml', message: `YAML syntax error${where}: ${what}` };
       }
-      out.push(convert(doc.contents, doc, new Budget(lines), false));
+      out.push(convert(doc.contents, doc, new Budget(lines, source), false));
     }
     return { ok: true, documents: out };
   } catch (e) {
