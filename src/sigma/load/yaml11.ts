@@ -28,7 +28,8 @@ export type YamlLoadResult =
   | { ok: true; documents: YamlValue[] }
   | { ok: false; kind: 'yaml' | 'size'; message: string };
 
-class Budget {
+/** What converting one document needs: its alias budget, and where things are in the source. */
+class Conversion {
   aliases = 0;
   /** Nodes built inside alias expansions. */
   aliasNodes = 0;
@@ -52,14 +53,14 @@ class Budget {
 
 class LoadError extends Error {}
 
-function convert(node: unknown, doc: Document, budget: Budget, viaAlias: boolean): YamlValue {
-  if (viaAlias && ++budget.aliasNodes > MAX_ALIAS_NODES) throw new LoadError('YAML aliases expand to too many nodes (alias bomb?)');
+function convert(node: unknown, doc: Document, conversion: Conversion, viaAlias: boolean): YamlValue {
+  if (viaAlias && ++conversion.aliasNodes > MAX_ALIAS_NODES) throw new LoadError('YAML aliases expand to too many nodes (alias bomb?)');
   if (node === null || node === undefined) return null;
   if (isAlias(node)) {
-    if (++budget.aliases > MAX_ALIASES) throw new LoadError(`too many YAML aliases (limit ${MAX_ALIASES})`);
+    if (++conversion.aliases > MAX_ALIASES) throw new LoadError(`too many YAML aliases (limit ${MAX_ALIASES})`);
     const target = node.resolve(doc);
     if (!target) throw new LoadError(`unresolved alias *${node.source}`);
-    return convert(target, doc, budget, true);
+    return convert(target, doc, conversion, true);
   }
   if (isScalar(node)) {
     try {
@@ -68,30 +69,30 @@ function convert(node: unknown, doc: Document, budget: Budget, viaAlias: boolean
       if (typeof value !== 'string') return value === null || value === undefined ? null : String(value);
       if (node.type === Scalar.PLAIN) return resolvePlainScalar(value);
       const block = node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED;
-      return block && node.range?.[1] === budget.unbrokenEnd && value.endsWith('\n') ? value.slice(0, -1) : value;
+      return block && node.range?.[1] === conversion.unbrokenEnd && value.endsWith('\n') ? value.slice(0, -1) : value;
     } catch (e) {
-      if (e instanceof YamlValueError) throw new LoadError(`YAML value error${budget.where(node.range?.[0])}: ${e.message}`);
+      if (e instanceof YamlValueError) throw new LoadError(`YAML value error${conversion.where(node.range?.[0])}: ${e.message}`);
       throw e;
     }
   }
   const tag = (node as { tag?: string }).tag;
   if (tag && tag !== '!' && tag !== 'tag:yaml.org,2002:map' && tag !== 'tag:yaml.org,2002:seq') {
-    throw new LoadError(`YAML value error${budget.where((node as YamlNode).range?.[0])}: the YAML tag ${tag.replace('tag:yaml.org,2002:', '!!')} is not supported`);
+    throw new LoadError(`YAML value error${conversion.where((node as YamlNode).range?.[0])}: the YAML tag ${tag.replace('tag:yaml.org,2002:', '!!')} is not supported`);
   }
   if (isMap(node)) {
     const out: Record<string, YamlValue> = {};
     for (const pair of node.items) {
-      const key = convert(pair.key as YamlNode, doc, budget, viaAlias);
+      const key = convert(pair.key as YamlNode, doc, conversion, viaAlias);
       const keyText = key === null ? '' : typeof key === 'object' ? JSON.stringify(key) : String(key);
       if (Object.prototype.hasOwnProperty.call(out, keyText)) {
-        throw new LoadError(`YAML syntax error${budget.where((pair.key as YamlNode | null)?.range?.[0])}: Map keys must be unique ("${keyText}" is repeated)`);
+        throw new LoadError(`YAML syntax error${conversion.where((pair.key as YamlNode | null)?.range?.[0])}: Map keys must be unique ("${keyText}" is repeated)`);
       }
       // defineProperty: a key such as `__proto__` stays an ordinary own property (no prototype change).
-      Object.defineProperty(out, keyText, { value: convert(pair.value as YamlNode, doc, budget, viaAlias), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, keyText, { value: convert(pair.value as YamlNode, doc, conversion, viaAlias), enumerable: true, writable: true, configurable: true });
     }
     return out;
   }
-  if (isSeq(node)) return node.items.map((item) => convert(item as YamlNode, doc, budget, viaAlias));
+  if (isSeq(node)) return node.items.map((item) => convert(item as YamlNode, doc, conversion, viaAlias));
   return null;
 }
 
@@ -161,7 +162,7 @@ export function loadYamlFull(text: string, maxBytes = MAX_DOCUMENT_BYTES): YamlL
         const what = /Maximum call stack size exceeded/.test(err.message) ? NESTED_TOO_DEEPLY : firstLine(err.message);
         return { ok: false, kind: 'yaml', message: `YAML syntax error${where}: ${what}` };
       }
-      out.push(convert(doc.contents, doc, new Budget(lines, source), false));
+      out.push(convert(doc.contents, doc, new Conversion(lines, source), false));
     }
     return { ok: true, documents: out };
   } catch (e) {
