@@ -13,23 +13,42 @@ import { vigil, vigilArgv } from './vigil-process.js';
 const cases = regressionCases();
 const tmp = mkdtempSync(join(tmpdir(), 'vigil-scan-'));
 
-test('scan finds every regression case on the corpus rules; bad lines are reported and skipped', async () => {
+interface Match {
+  event: number;
+  rule_id: string;
+  rule_title: string;
+  level: string;
+  rule_path: string;
+}
+
+/** One NDJSON line per event of every case (as flattened, or as evtx_dump wrote it), with the case each
+ * line comes from. */
+function caseLines(shape: 'events' | 'raw_events'): { lines: string[]; owner: number[] } {
   const lines: string[] = [];
   const owner: number[] = [];
   cases.forEach((c, i) => {
-    for (const e of c.events) {
+    for (const e of c[shape]) {
       lines.push(JSON.stringify(e));
       owner.push(i);
     }
-    if (i === 3) {
-      lines.push('{"truncated": ');
-      owner.push(-1);
-      lines.push('42');
-      owner.push(-1);
-      lines.push('');
-      owner.push(-1);
-    }
   });
+  return { lines, owner };
+}
+
+/** The cases whose own rule matched fewer of their events than the case requires (empty: all found). */
+function shortfalls(matches: Match[], owner: number[]): string[] {
+  return cases
+    .map((c, i) => [c, matches.filter((m) => owner[m.event] === i && m.rule_id === c.rule_id && m.rule_path.endsWith(c.rule_path)).length] as const)
+    .filter(([c, n]) => n < (c.min_match_count ?? 1))
+    .map(([c, n]) => `${c.rule_path}: ${n}`);
+}
+
+test('scan finds every regression case on the corpus rules; bad lines are reported and skipped', async () => {
+  const { lines, owner } = caseLines('events');
+  // Bad lines after the events of the fourth case.
+  const at = owner.lastIndexOf(3) + 1;
+  lines.splice(at, 0, '{"truncated": ', '42', '');
+  owner.splice(at, 0, -1, -1, -1);
   const file = join(tmp, 'events.ndjson');
   writeFileSync(file, lines.join('\r\n') + '\n');
   const dirs = ['rules', 'rules-emerging-threats', 'rules-threat-hunting'].map((d) => join(rulesRoot, d));
@@ -38,17 +57,12 @@ test('scan finds every regression case on the corpus rules; bad lines are report
   const matches = r.stdout
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as { event: number; rule_id: string; rule_title: string; level: string; rule_path: string });
+    .map((l) => JSON.parse(l) as Match);
   for (const m of matches) {
     assert.deepEqual(Object.keys(m), ['event', 'rule_id', 'rule_title', 'level', 'rule_path']);
     assert.ok(m.event >= 0 && m.event < lines.length && owner[m.event] >= 0, `line ${m.event}`);
   }
-  const failures: string[] = [];
-  cases.forEach((c, i) => {
-    const n = matches.filter((m) => owner[m.event] === i && m.rule_id === c.rule_id && m.rule_path.endsWith(c.rule_path)).length;
-    if (n < (c.min_match_count ?? 1)) failures.push(`${c.rule_path}: ${n}`);
-  });
-  assert.deepEqual(failures, []);
+  assert.deepEqual(shortfalls(matches, owner), []);
   const badLine = lines.indexOf('{"truncated": ');
   assert.match(r.stderr, new RegExp(`line ${badLine + 1} \\(event ${badLine}\\): not valid JSON`));
   assert.match(r.stderr, new RegExp(`line ${badLine + 2} \\(event ${badLine + 1}\\): not a JSON object`));
@@ -57,26 +71,15 @@ test('scan finds every regression case on the corpus rules; bad lines are report
 });
 
 test('events as evtx_dump writes them (Event.System / Event.EventData) are flattened under sigma-native and windows-thor', async () => {
-  const lines: string[] = [];
-  const owner: number[] = [];
-  cases.forEach((c, i) => {
-    for (const e of c.raw_events) {
-      lines.push(JSON.stringify(e));
-      owner.push(i);
-    }
-  });
+  const { lines, owner } = caseLines('raw_events');
   const file = join(tmp, 'raw-events.ndjson');
   writeFileSync(file, lines.join('\n') + '\n');
   const paths = [...new Set(cases.map((c) => join(rulesRoot, c.rule_path)))];
   for (const pipeline of ['sigma-native', 'windows-thor']) {
     const r = await vigil(['scan', '--rules', ...paths, '--events', file, '--pipeline', pipeline]);
     assert.equal(r.code, 0, r.stderr);
-    const matches = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: number; rule_id: string });
-    const failures = cases
-      .map((c, i) => [c, matches.filter((m) => owner[m.event] === i && m.rule_id === c.rule_id).length] as const)
-      .filter(([c, n]) => n < (c.min_match_count ?? 1))
-      .map(([c, n]) => `${c.rule_path}: ${n}`);
-    assert.deepEqual(failures, [], pipeline);
+    const matches = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Match);
+    assert.deepEqual(shortfalls(matches, owner), [], pipeline);
   }
   // ecs-windows reads events as Winlogbeat ships them: an evtx_dump event is not rewritten there.
   const ecs = await vigil(['scan', '--rules', ...paths, '--events', file, '--pipeline', 'ecs-windows']);
