@@ -6,6 +6,7 @@
 import { and, not, or } from './ir.js';
 import type { IRNode, StrPart, Test } from './ir.js';
 import { ANY, parseSigmaString, pushLiteral } from './detection/sigma-string.js';
+import { numberText } from './detection/number-text.js';
 import type { Part, SigmaString } from './detection/sigma-string.js';
 import type { ItemExpr, ValueExpr, ValueLeaf } from './detection/value-expr.js';
 import { selectIdentifiers } from './condition/parse.js';
@@ -196,7 +197,7 @@ class Lowering {
       parts.push(
         or(
           values.map((v): IRNode => {
-            if (typeof v === 'number') return { t: 'match', fields, test: { op: 'num', n: v, text: String(v) } };
+            if (typeof v === 'number') return { t: 'match', fields, test: { op: 'num', n: v, text: numberText(v) } };
             if (typeof v === 'boolean') return { t: 'match', fields, test: { op: 'bool', b: v } };
             return { t: 'match', fields, test: { op: 'str', parts: v === '' ? [] : [v], cased: false } };
           }),

@@ -1,8 +1,9 @@
 // Case folding for Sigma's case-insensitive comparisons, shared by the matcher and the candidate index (one
 // fold, so the index can never disagree with the matcher). Two characters are equal ignoring case when their
-// simple lowercase forms are equal or are lowercase letters with the same uppercase: the rule of a regular
-// expression's ignore-case flag as the reference semantics apply it (`I`, `İ`, `i` and `ı` are one letter;
-// so are `σ` and the final `ς`, `s` and `ſ`, `µ` and `μ`). `foldCase` maps every character on its own to
+// simple lowercase forms are equal or are lowercase letters with the same uppercase (one character or
+// several): the rule of a regular expression's ignore-case flag as the reference semantics apply it (`I`,
+// `İ`, `i` and `ı` are one letter; so are `σ` and the final `ς`, `s` and `ſ`, `µ` and `μ`, and `ΐ` and `ΐ`
+// or the ligatures `ﬅ` and `ﬆ`, whose uppercase is several characters). `foldCase` maps every character on its own to
 // the smallest member of its class, so folding never depends on a character's neighbours (unlike
 // String.prototype.toLowerCase's final sigma) and never changes a string's length (unlike toLowerCase on
 // `İ`, which gives two characters); it equals toLowerCase on every string whose lowercase holds only
@@ -22,8 +23,8 @@ function simpleLower(cp: number): number {
   return l.length === String.fromCodePoint(first).length ? first : cp === 0x130 ? 0x69 : cp;
 }
 
-/** Lowercase letters of the Basic Multilingual Plane that share an uppercase with a smaller one, mapped to
- * the smallest of their class. */
+/** Lowercase letters of the Basic Multilingual Plane that share an uppercase (one character or several) with
+ * a smaller one, mapped to the smallest of their class. */
 function buildClasses(): Map<number, number> {
   const byUpper = new Map<string, number[]>();
   for (let cp = 0; cp < 0x10000; cp++) {
@@ -31,7 +32,7 @@ function buildClasses(): Map<number, number> {
     const l = simpleLower(cp);
     if (l !== cp) continue; // classes are made of lowercase forms
     const u = String.fromCharCode(cp).toUpperCase();
-    if (u.length !== 1 || u.charCodeAt(0) === cp) continue;
+    if (u === String.fromCharCode(cp)) continue;
     const members = byUpper.get(u);
     if (members) members.push(cp);
     else byUpper.set(u, [cp]);

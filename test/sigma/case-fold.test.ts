@@ -35,10 +35,16 @@ test('letters equal ignoring case are the classes of a regex ignore-case flag', 
     ['\u00e5', '\u00c5', '\u212b'], // å, Å, Angstrom sign
     ['\u00df', '\u1e9e'], // ß, capital sharp s
     ['\u01c4', '\u01c5', '\u01c6'], // Ǆ, ǅ, ǆ
+    // Lowercase letters whose uppercase is the same several characters (Python's re equates them too).
+    ['\u0390', '\u1fd3'], // ΐ and ΐ: Ϊ́
+    ['\u03b0', '\u1fe3'], // ΰ and ΰ: Ϋ́
+    ['\ufb05', '\ufb06'], // the ligatures ﬅ and ﬆ: ST
   ];
   for (const cls of same) for (const c of cls) assert.equal(foldCase(c), foldCase(cls[0]), `${c} ~ ${cls[0]}`);
   // Different letters stay different: no multi-character folding (ß is not ss), no accent stripping.
   assert.notEqual(foldCase('\u00df'), foldCase('ss'));
+  assert.notEqual(foldCase('\ufb06'), foldCase('s'));
+  assert.notEqual(foldCase('\u00df'), foldCase('\ufb06'));
   assert.notEqual(foldCase('e'), foldCase('\u00e9'));
   assert.notEqual(foldCase('i'), foldCase('i\u0307'));
 });
@@ -52,6 +58,7 @@ test('rules match special-case letters as one letter, in the matcher and through
     ['long-s', "sel:\n  CommandLine|endswith: 'mimikatz.exe'\ncondition: sel"],
     ['keyword', "keywords:\n  - 'dıscovery'\ncondition: keywords"],
     ['cased', "sel:\n  Name|cased: 'ΟΔΟΣ'\ncondition: sel"],
+    ['ligature', "sel:\n  Word|contains: 'a\ufb05b'\ncondition: sel"],
   ];
   const cases: Array<[Record<string, unknown>, string[]]> = [
     [{ Name: 'οδος' }, ['greek']],
@@ -70,6 +77,8 @@ test('rules match special-case letters as one letter, in the matcher and through
     [{ Message: 'network discovery' }, ['keyword']],
     [{ Message: 'NETWORK D\u0130SCOVERY' }, ['keyword']],
     [{ Name: 'oδoσ' }, []], // Latin o is not omicron
+    [{ Word: 'x a\ufb06b' }, ['ligature']], // ﬅ and ﬆ are one letter ignoring case
+    [{ Word: 'x astb' }, []],
   ];
   const index = new RuleIndex<string>();
   const matchers = rules.map(([key, detection]) => {

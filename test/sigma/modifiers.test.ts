@@ -84,6 +84,15 @@ test('cidr: IPv4 and IPv6', () => {
   assert.equal(m.match({ ip: ' 10.0.0.1' }), false);
   assert.equal(m.match({ ip: '10.0.0.0' }), true);
   assert.equal(m.match({ ip: '::ffff:10.0.0.1' }), false); // IPv4-mapped IPv6 is IPv6
+  // An IPv6 scope takes no part in the comparison; brackets, an empty scope, a scope holding `%` or `/` make
+  // the text no address (so `not` a network holds on it).
+  assert.equal(m.match({ ip: 'fe80::1%eth0' }), true);
+  assert.equal(m.match({ ip: '::1%1' }), true);
+  const outside = compile("sel:\n    ip|cidr: '::1/128'\ncondition: not sel");
+  for (const ip of ['[::1]', '::1%', '::1%eth0/64', 'fe80::1%a%b', '::1/128']) assert.equal(outside.match({ ip }), true, ip);
+  assert.equal(outside.match({ ip: '::1%eth0' }), false);
+  assert.match(problems(sel('ip|cidr', "'[::1]/128'"))[0].message, /not a valid/);
+  assert.deepEqual(problems(sel('ip|cidr', "'fe80::%eth0/64'")), []);
   // A network with host bits set is refused, as a strict network parser does.
   assert.match(problems(sel('ip|cidr', "'10.1.2.3/8'"))[0].message, /host bits set beyond the \/8 prefix/);
   assert.match(problems(sel('ip|cidr', "'fe80::1/10'"))[0].message, /host bits/);
@@ -135,6 +144,9 @@ test('gt / gte / lt / lte', () => {
   const gte = compile(sel('n|gte', '10'));
   for (const n of ['1e3', 'Infinity', 'inf', '+20', '10.', ' 42 ', '1_000', '.5e2']) assert.equal(gte.match({ n }), true, n);
   for (const n of ['0x10', '0o17', '0b11', '1__0', '_10', '10_', 'nan', '12abc', '', ' ', '-inf']) assert.equal(gte.match({ n }), false, n);
+  // Unicode digits and spaces as float reads them (python-float.test.ts has the details).
+  for (const n of ['٤٢', '１２', '𝟏𝟏', '11\u0085']) assert.equal(gte.match({ n }), true, n);
+  for (const n of ['\ufeff11', '11\ufeff']) assert.equal(gte.match({ n }), false, n);
   // A quoted number is a string: refused, as pySigma does ("Compare operator expects number").
   assert.match(problems(sel('n|gt', "'5'"))[0].message, /expects a number/);
   assert.match(problems(sel('t|hour', "'10'"))[0].message, /expects a number/);

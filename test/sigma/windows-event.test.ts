@@ -23,3 +23,19 @@ test('UserData children and element attributes', () => {
   });
   assert.deepEqual(ev, { EventID: 5858, Operation_ClientFailure_a: 1, ClientMachine: 'PC' });
 });
+
+test('a name is given once: System first, and no EventData entry replaces it; __proto__ is a field like any other', () => {
+  const ev = flattenWindowsEvent(
+    JSON.parse(
+      '{"Event":{"System":{"EventID":4688,"Channel":"Security"},"EventData":{"Event ID":1,"Channel":"x","NewProcessName":"C:\\\\a.exe",' +
+        '"__proto__":{"CommandLine":"spoofed"}},"UserData":{"E":{"NewProcessName":"later"}}}}',
+    ),
+  );
+  assert.equal(ev.EventID, 4688);
+  assert.equal(ev.Channel, 'Security');
+  assert.equal(ev.NewProcessName, 'C:\\a.exe');
+  assert.equal(Object.getPrototypeOf(ev), Object.prototype);
+  assert.equal(ev.CommandLine, undefined);
+  assert.deepEqual(Object.keys(ev), ['EventID', 'Channel', 'NewProcessName', '__proto__']);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(ev, '__proto__')?.value, { CommandLine: 'spoofed' });
+});

@@ -6,33 +6,26 @@ import { compileString, foldValue } from './string-match.js';
 import { compileSafeRegex } from '../regex/safe-regex.js';
 import type { RegexResult } from '../regex/safe-regex.js';
 import { inCidr, parseIp } from '../detection/ip.js';
+import { numberText } from '../detection/number-text.js';
 import type { Test } from '../ir.js';
 import type { CompareOp } from '../detection/value-expr.js';
 import { timePart } from './time-parts.js';
+import { pythonFloat } from './python-float.js';
 
 export type ValueTest = (v: unknown) => boolean;
 
 /** String form used by string-like tests, or undefined for values that have none. */
 export function asString(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  if (typeof v === 'number') return numberText(v);
+  if (typeof v === 'bigint') return String(v);
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   return undefined;
 }
 
-/** A decimal number as text, the way the reference reads one (Python's float): surrounding whitespace,
- * a sign, digits with single underscores between them, a fraction, an exponent; or inf/infinity/nan. No
- * hexadecimal, octal or binary (JavaScript's Number would read `0x10` as 16). */
-const DECIMAL = /^\s*[+-]?(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?\s*$/;
-const SPECIAL = /^\s*([+-]?)(?:(inf(?:inity)?)|nan)\s*$/i;
-
 function asNumber(v: unknown): number | undefined {
   if (typeof v === 'number') return v;
-  if (typeof v !== 'string') return undefined;
-  if (DECIMAL.test(v)) return Number(v.includes('_') ? v.replace(/_/g, '') : v);
-  const m = SPECIAL.exec(v);
-  if (m === null) return undefined;
-  return m[2] === undefined ? NaN : m[1] === '-' ? -Infinity : Infinity;
+  return typeof v === 'string' ? pythonFloat(v) : undefined;
 }
 
 export function compare(op: CompareOp | 'eq', a: number, b: number): boolean {

@@ -1,7 +1,8 @@
 // IPv4/IPv6 address and CIDR parsing for the `cidr` modifier.
 // Promises: addresses parse to 4 or 16 bytes (IPv4-mapped IPv6 stays IPv6) and, as the reference reads them
 // (Python's ipaddress), an IPv4 part never has a leading zero (`010` is refused: it would be octal to
-// inet_aton) and no whitespace is skipped; a CIDR parses to a network (`hostBits` tells whether bits beyond
+// inet_aton), no whitespace is skipped, brackets (`[::1]`) are refused and an IPv6 scope (`fe80::1%eth0`)
+// must be non-empty and hold neither `%` nor `/` (it plays no part in a comparison); a CIDR parses to a network (`hostBits` tells whether bits beyond
 // the prefix are set); `inCidr` is allocation-free apart from parsing the event value.
 export interface Cidr {
   version: 4 | 6;
@@ -26,8 +27,11 @@ export function parseIpv4(s: string): Uint8Array | null {
 export function parseIpv6(input: string): Uint8Array | null {
   let s = input;
   const zone = s.indexOf('%');
-  if (zone >= 0) s = s.slice(0, zone);
-  if (s.startsWith('[') && s.endsWith(']')) s = s.slice(1, -1);
+  if (zone >= 0) {
+    const scope = s.slice(zone + 1);
+    if (scope === '' || scope.includes('%') || scope.includes('/')) return null;
+    s = s.slice(0, zone);
+  }
   const groups: number[] = [];
   const halves = s.split('::');
   if (halves.length > 2) return null;

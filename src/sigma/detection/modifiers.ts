@@ -15,6 +15,7 @@ import {
 } from './sigma-string.js';
 import type { Part, SigmaString } from './sigma-string.js';
 import { hostBits, parseCidr } from './ip.js';
+import { numberText } from './number-text.js';
 import type { CompareOp, ItemExpr, TimePart, ValueExpr, ValueLeaf } from './value-expr.js';
 
 export class ModifierError extends Error {}
@@ -227,7 +228,7 @@ function applyOne(mod: string, leaf: ValueLeaf, index: number, field: string | n
 function initialLeaf(v: RawScalar, firstMod: string | undefined): ValueLeaf {
   if (v === null) return { t: 'null' };
   if (typeof v === 'boolean') return { t: 'bool', b: v };
-  if (typeof v === 'number') return { t: 'num', n: v, text: Number.isInteger(v) ? String(v) : String(v) };
+  if (typeof v === 'number') return { t: 'num', n: v, text: numberText(v) };
   if (firstMod === 're') return { t: 'str', s: { parts: [v], cased: false, bytes: false } }; // raw, unescaped
   return { t: 'str', s: parseSigmaString(v) };
 }

@@ -4,9 +4,9 @@
 // (and their negations outside brackets); everything else is copied as written.
 const UNICODE_ESCAPE = /u(?:([0-9A-Fa-f]{4})|\{([0-9A-Fa-f]{1,6})\})/y;
 
-/** Python's Unicode classes in RE2's syntax: \d any decimal digit, \w any letter, number or `_`, \s what
- * str.isspace() accepts. */
-const DIGIT = '\\p{Nd}';
+/** Python's Unicode classes in RE2's syntax: \d any decimal digit (also JavaScript's with the `u` flag), \w
+ * any letter, number or `_`, \s what str.isspace() accepts. */
+export const DIGIT = '\\p{Nd}';
 const WORD = '\\p{L}\\p{N}_';
 const SPACE = '\\t\\n\\x0b\\f\\r\\x1c-\\x1f\\x85\\p{Z}';
 const UNICODE_CLASS: Record<string, string> = { d: DIGIT, D: '\\P{Nd}', w: `[${WORD}]`, W: `[^${WORD}]`, s: `[${SPACE}]`, S: `[^${SPACE}]` };
