@@ -28,12 +28,17 @@ test('rule numbers match event text as Python spells them; event numbers give th
   assert.equal(compile(sel('1.0')).match({ F: '1' }), true);
   assert.equal(compile("keywords:\n    - 'e-05'\ncondition: keywords").match({ F: 0.00001 }), true);
   assert.equal(compile("sel:\n    F|endswith: 'e-07'\ncondition: sel").match({ F: 2.5e-7 }), true);
+  // An event's whole numbers keep JavaScript's spelling: digits below 1e21, an exponent beyond.
+  assert.equal(compile("keywords:\n    - '1e+300'\ncondition: keywords").match({ F: 1e300 }), true);
+  assert.equal(compile("keywords:\n    - '0000000000'\ncondition: keywords").match({ F: 1e300 }), false);
+  assert.equal(compile("keywords:\n    - '123456'\ncondition: keywords").match({ F: 1234567 }), true);
 });
 
 test('the candidate index finds rule numbers by the same texts', () => {
   const index = new RuleIndex<string>();
   index.add('small', compile('sel:\n    F: 1.5e-7\ncondition: sel'));
   index.add('inf', compile('sel:\n    F: .inf\ncondition: sel'));
+  index.add('large', compile('sel:\n    F: 1.0e+22\ncondition: sel'));
   index.add('keyword', compile("keywords:\n    - '1e-05'\ncondition: keywords"));
   assert.deepEqual(index.match({ F: 1.5e-7 }), ['small']);
   assert.deepEqual(index.match({ F: '1.5e-07' }), ['small']);
@@ -41,4 +46,6 @@ test('the candidate index finds rule numbers by the same texts', () => {
   assert.deepEqual(index.match({ F: 'inf' }), ['inf']);
   assert.deepEqual(index.match({ G: [0.00001] }), ['keyword']);
   assert.deepEqual(index.match({ F: '1.5e-7' }), []);
+  assert.deepEqual(index.match({ F: 1e22 }), ['large']);
+  assert.deepEqual(index.match({ F: '10000000000000000000000' }), ['large']);
 });

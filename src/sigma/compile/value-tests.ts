@@ -14,10 +14,12 @@ import { pythonFloat } from './python-float.js';
 
 export type ValueTest = (v: unknown) => boolean;
 
-/** String form used by string-like tests, or undefined for values that have none. */
+/** String form used by string-like tests, or undefined for values that have none. A whole number is written
+ * as JavaScript writes it, in digits below 1e21 and with an exponent beyond (once read, `1e+300` and the
+ * same number written in 301 digits are one number), any other number as Python writes a float. */
 export function asString(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
-  if (typeof v === 'number') return numberText(v);
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : numberText(v);
   if (typeof v === 'bigint') return String(v);
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   return undefined;

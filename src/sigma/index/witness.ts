@@ -14,7 +14,7 @@
 // under `not`, keyword tests other than literal strings, `null`/`exists:false`, and cased substrings.
 // Regexes contribute the literals every match must contain (regex-literals.ts).
 import { foldCase } from '../case-fold.js';
-import { numberText } from '../detection/number-text.js';
+import { asString } from '../compile/value-tests.js';
 import { ANY, ONE } from '../detection/sigma-string.js';
 import type { IRNode, Test } from '../ir.js';
 import { isAscii } from './gram-scanner.js';
@@ -89,7 +89,7 @@ function testAtoms(field: string | null, test: Test): Atom[] | null {
     case 'num':
       if (field === null) return null;
       // The text an event's string must equal, and the text of an event's number equal to n (asString).
-      return [...new Set([foldCase(test.text), numberText(test.n)])].map((value) => ({ kind: 'exact', field, value }));
+      return [...new Set([foldCase(test.text), asString(test.n) as string])].map((value) => ({ kind: 'exact', field, value }));
     case 'bool':
       return field === null ? null : [{ kind: 'exact', field, value: test.b ? 'true' : 'false' }];
     case 'null':
