@@ -44,6 +44,12 @@ test('literals found where they are certain, none where they are not', () => {
   assert.deepEqual(lit('\\Qa.bc\\Efgh'), ['fgh']);
   assert.equal(lit('\\x41'), null);
   assert.equal(lit('z|\\x414243'), null);
+  // Python's `{,n}` repeats from zero: the character before it is optional, and the braces are no text.
+  assert.equal(lit('ab{,2}cd'), null);
+  assert.deepEqual(lit('abc{,}dxyz'), ['dxyz']);
+  assert.deepEqual(lit('abc{x}'), ['abc{x}']);
+  // `[[:alpha:]]` is a set then a literal `]`.
+  assert.deepEqual(lit('[[:alpha:]]abc'), [']abc']);
 });
 
 test('whenever a corpus regex matches, the value contains one of its literals (generated values)', () => {

@@ -68,6 +68,14 @@ test('patterns read as Python reads them: $ before a final newline, \\Z, \\uXXXX
   assert.equal(re('\\u0041\\u{1F600}', 'A😀'), true);
   assert.equal(re('\\\\u0041', '\\u0041'), true);
   assert.equal(compile("sel:\n  F|re: 'exe$'\ncondition: sel").match({ F: 'cmd.exe\n' }), true);
+  // `{,n}` and `{,}` repeat from zero; a brace that starts no repetition is text.
+  for (const [source, value, want] of [['^a{,2}b$', 'b', true], ['^a{,2}b$', 'aab', true], ['^a{,2}b$', 'aaab', false], ['^xa{,}$', 'xaaaa', true], ['^xa{,}$', 'xb', false], ['^a{,2$', 'a{,2', true], ['^a{ ,2}$', 'a{ ,2}', true]] as const) {
+    assert.equal(re(source, value), want, `${source} ${value}`);
+  }
+  // No POSIX classes: `[[:alpha:]]` is the set of `[`, `:`, `a`, `l`, `p`, `h` followed by a `]`.
+  assert.equal(re('^[[:alpha:]]$', 'a'), false);
+  assert.equal(re('^[[:alpha:]]$', ':]'), true);
+  assert.equal(re('^[[:alpha:]]$', '[]'), true);
 });
 
 test('\\d, \\w and \\s are Unicode classes as in Python; \\b stays ASCII', () => {
@@ -82,6 +90,11 @@ test('\\d, \\w and \\s are Unicode classes as in Python; \\b stays ASCII', () =>
   assert.equal(re('^[\\d.]+$', '١.٢'), true);
   assert.equal(re('^\\w$', '-'), false);
   assert.equal(re('\\bcmd\\b', 'x cmd y'), true);
+  // Ignoring case does not fold a class: U+0345 (a combining mark RE2 folds with the letter ι) is no word
+  // character, with i as without.
+  assert.equal(regexTest('^\\W$', '\u0345', { i: true }), true);
+  assert.equal(regexTest('^\\w$', '\u0345', { i: true }), false);
+  assert.equal(regexTest('^\\w+$', 'ΙΣ', { i: true }), true);
   // In a rule, with i: a letter class is still a class.
   assert.equal(compile("sel:\n  F|re|i: '^\\w+\\.EXE$'\ncondition: sel").match({ F: 'Überwachung.exe' }), true);
 });

@@ -48,8 +48,9 @@ function quantifier(src: string, i: number): { len: number; optional: boolean } 
   if (c === '*' || c === '?') [len, optional] = [1, true];
   else if (c === '+') len = 1;
   else if (c === '{') {
-    const m = /^\{(\d+)(,\d*)?\}/.exec(src.slice(i));
-    if (m) [len, optional] = [m[0].length, Number(m[1]) === 0];
+    // `{m}`, `{m,}`, `{m,n}`, and Python's `{,n}` and `{,}` (no minimum: zero).
+    const m = /^\{(\d*)(,\d*)?\}/.exec(src.slice(i));
+    if (m && (m[1] !== '' || m[2] !== undefined)) [len, optional] = [m[0].length, m[1] === '' || Number(m[1]) === 0];
   }
   if (len && (src[i + len] === '?' || src[i + len] === '+')) len++; // lazy or possessive
   return { len, optional };

@@ -70,7 +70,8 @@ export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s:
     }
     if (inClass) {
       if (c === ']') inClass = false;
-      out += c === '"' || LUCENE_EXTRA.has(c) ? '\\' + c : c;
+      // `[` inside a class is a character (Python has no POSIX classes).
+      out += c === '"' || c === '[' || LUCENE_EXTRA.has(c) ? '\\' + c : c;
       continue;
     }
     switch (c) {
@@ -112,14 +113,16 @@ export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s:
         out += c;
         if (src[k + 1] === '?') k++; // lazy → greedy: same truth value for a whole-value test
         break;
-      case '{':
-        if (/^\{\d+(,\d*)?\}/.test(src.slice(k))) {
-          const m = /^\{\d+(,\d*)?\}/.exec(src.slice(k)) as RegExpExecArray;
-          out += m[0];
+      case '{': {
+        // `{m}`, `{m,}`, `{m,n}`, and Python's `{,n}` and `{,}` (from zero).
+        const m = /^\{(\d*)(,\d*)?\}/.exec(src.slice(k));
+        if (m && (m[1] !== '' || m[2] !== undefined)) {
+          out += `{${m[1] || '0'}${m[2] ?? ''}}`;
           k += m[0].length - 1;
           if (src[k + 1] === '?') k++;
         } else out += '\\{';
         break;
+      }
       case '}':
         out += '\\}';
         break;

@@ -1,7 +1,9 @@
 // Python's regular expression syntax in RE2's: what a Sigma `re` value means (the reference semantics read it
 // with Python's `re`) spelled so that RE2 runs it the same way, where RE2 can. Promises: the translation
-// changes only `\uXXXX`, `\Z`, an unescaped `$` outside multiline mode and the classes `\d`, `\w`, `\s`
-// (and their negations outside brackets); everything else is copied as written.
+// changes only `\uXXXX`, `\Z`, an unescaped `$` outside multiline mode, the classes `\d`, `\w`, `\s` (and
+// their negations outside brackets; `\w` and `\W` are never folded by `i`), Python's `{,n}` and `{,}`
+// repetitions and a `[` inside brackets (a character: Python has no POSIX classes); everything else is
+// copied as written.
 const UNICODE_ESCAPE = /u(?:([0-9A-Fa-f]{4})|\{([0-9A-Fa-f]{1,6})\})/y;
 
 /** Python's Unicode classes in RE2's syntax: \d any decimal digit (also JavaScript's with the `u` flag), \w
@@ -9,7 +11,18 @@ const UNICODE_ESCAPE = /u(?:([0-9A-Fa-f]{4})|\{([0-9A-Fa-f]{1,6})\})/y;
 export const DIGIT = '\\p{Nd}';
 const WORD = '\\p{L}\\p{N}_';
 const SPACE = '\\t\\n\\x0b\\f\\r\\x1c-\\x1f\\x85\\p{Z}';
-const UNICODE_CLASS: Record<string, string> = { d: DIGIT, D: '\\P{Nd}', w: `[${WORD}]`, W: `[^${WORD}]`, s: `[${SPACE}]`, S: `[^${SPACE}]` };
+// \w and \W keep case-sensitive (Python does not fold a category: ignoring case, `\W` still matches U+0345,
+// which RE2's folding would join to the letter ι).
+const UNICODE_CLASS: Record<string, string> = {
+  d: DIGIT,
+  D: '\\P{Nd}',
+  w: `(?-i:[${WORD}])`,
+  W: `(?-i:[^${WORD}])`,
+  s: `[${SPACE}]`,
+  S: `[^${SPACE}]`,
+};
+/** Python's `{,n}` (and `{,}`): at most n repetitions (no bound), which RE2 would read as text. */
+const EMPTY_MIN_REPEAT = /\{,(\d*)\}/y;
 /** Inside a class only the positive forms (and \D) can be spelled; `[\W…]` and `[\S…]` stay ASCII. */
 const UNICODE_IN_CLASS: Record<string, string> = { d: DIGIT, D: '\\P{Nd}', w: WORD, s: SPACE };
 
@@ -38,7 +51,13 @@ export function re2Source(source: string, multiline: boolean): string {
     }
     if (inClass) {
       if (c === ']') inClass = false;
-      out += c;
+      // Python has no POSIX classes: `[[:alpha:]]` is a set holding `[`, `:`, `a`… then a `]`.
+      out += c === '[' ? '\\[' : c;
+    } else if (c === '{') {
+      EMPTY_MIN_REPEAT.lastIndex = i;
+      const m = EMPTY_MIN_REPEAT.exec(source);
+      out += m ? `{0,${m[1]}}` : c;
+      if (m) i += m[0].length - 1;
     } else if (c === '[') {
       inClass = true;
       out += c;
