@@ -93,6 +93,9 @@ test('cidr: IPv4 and IPv6', () => {
   assert.equal(outside.match({ ip: '::1%eth0' }), false);
   assert.match(problems(sel('ip|cidr', "'[::1]/128'"))[0].message, /not a valid/);
   assert.deepEqual(problems(sel('ip|cidr', "'fe80::%eth0/64'")), []);
+  // A network is read as Python's ip_network reads it: no surrounding spaces.
+  assert.match(problems(sel('ip|cidr', "' 10.0.0.0/8'"))[0].message, /not a valid/);
+  assert.match(problems(sel('ip|cidr', "'10.0.0.0/8 '"))[0].message, /not a valid/);
   // A network with host bits set is refused, as a strict network parser does.
   assert.match(problems(sel('ip|cidr', "'10.1.2.3/8'"))[0].message, /host bits set beyond the \/8 prefix/);
   assert.match(problems(sel('ip|cidr', "'fe80::1/10'"))[0].message, /host bits/);

@@ -188,7 +188,7 @@ function applyOne(mod: string, leaf: ValueLeaf, index: number, field: string | n
     case 'cidr': {
       const text = leaf.t === 'str' ? literalText(leaf.s) : null;
       if (text !== null) {
-        const cidr = parseCidr(text.trim());
+        const cidr = parseCidr(text);
         if (!cidr) throw new ModifierError(`cidr: '${text}' is not a valid IPv4/IPv6 network`);
         if (hostBits(cidr)) throw new ModifierError(`cidr: '${text}' has host bits set beyond the /${cidr.prefix} prefix`);
         return { t: 'cidr', cidr, text };
