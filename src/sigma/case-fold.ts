@@ -3,8 +3,8 @@
 // simple lowercase forms are equal or are lowercase letters with the same uppercase (one character or
 // several): the rule of a regular expression's ignore-case flag as the reference semantics apply it (`I`,
 // `İ`, `i` and `ı` are one letter; so are `σ` and the final `ς`, `s` and `ſ`, `µ` and `μ`, and `ΐ` and `ΐ`
-// or the ligatures `ﬅ` and `ﬆ`, whose uppercase is several characters). `foldCase` maps every character on its own to
-// the smallest member of its class, so folding never depends on a character's neighbours (unlike
+// or the ligatures `ﬅ` and `ﬆ`, whose uppercase is several characters). `foldCase` maps every character on
+// its own to the smallest member of its class, so folding never depends on a character's neighbours (unlike
 // String.prototype.toLowerCase's final sigma) and never changes a string's length (unlike toLowerCase on
 // `İ`, which gives two characters); it equals toLowerCase on every string whose lowercase holds only
 // characters below U+0130 (all of ASCII and Latin-1 among them: the common case costs one toLowerCase).

@@ -2,8 +2,9 @@
 // Promises: addresses parse to 4 or 16 bytes (IPv4-mapped IPv6 stays IPv6) and, as the reference reads them
 // (Python's ipaddress), an IPv4 part never has a leading zero (`010` is refused: it would be octal to
 // inet_aton), no whitespace is skipped, brackets (`[::1]`) are refused and an IPv6 scope (`fe80::1%eth0`)
-// must be non-empty and hold neither `%` nor `/` (it plays no part in a comparison); a CIDR parses to a network (`hostBits` tells whether bits beyond
-// the prefix are set); `inCidr` is allocation-free apart from parsing the event value.
+// must be non-empty and hold neither `%` nor `/` (it plays no part in a comparison); a CIDR parses to a
+// network (`hostBits` tells whether bits beyond the prefix are set); `inCidr` is allocation-free apart from
+// parsing the event value.
 export interface Cidr {
   version: 4 | 6;
   bytes: Uint8Array;

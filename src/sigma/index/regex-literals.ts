@@ -9,6 +9,7 @@
 // regex an ASCII letter may match a non-ASCII one (RE2 matches `k` with the Kelvin sign and `s` with the
 // long s), which foldCase maps to that ASCII letter, so the literals hold there too.
 import { foldCase } from '../case-fold.js';
+import { repetitionAt } from '../regex/python-repeat.js';
 import { splitInlineFlags } from '../regex/safe-regex.js';
 import type { RegexSpec } from '../regex/safe-regex.js';
 
@@ -48,9 +49,8 @@ function quantifier(src: string, i: number): { len: number; optional: boolean } 
   if (c === '*' || c === '?') [len, optional] = [1, true];
   else if (c === '+') len = 1;
   else if (c === '{') {
-    // `{m}`, `{m,}`, `{m,n}`, and Python's `{,n}` and `{,}` (no minimum: zero).
-    const m = /^\{(\d*)(,\d*)?\}/.exec(src.slice(i));
-    if (m && (m[1] !== '' || m[2] !== undefined)) [len, optional] = [m[0].length, m[1] === '' || Number(m[1]) === 0];
+    const r = repetitionAt(src, i);
+    if (r) [len, optional] = [r.length, Number(r.min) === 0];
   }
   if (len && (src[i + len] === '?' || src[i + len] === '+')) len++; // lazy or possessive
   return { len, optional };

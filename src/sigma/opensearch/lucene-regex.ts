@@ -5,6 +5,8 @@
 // quantifiers become greedy (same truth value), a leading `^` / trailing `$` become anchors (the `$` also
 // before a final newline, as the matcher reads it) and anything else unanchored gets `.*` around it;
 // lookaround, backreferences, word boundaries and inner anchors are refused. Lucene-only operator characters (`# @ & < > ~ "`) are escaped when literal.
+import { repetitionAt } from '../regex/python-repeat.js';
+
 export type LuceneRegex = { ok: true; source: string; caseInsensitive: boolean } | { ok: false; message: string };
 
 const SHORTHAND: Record<string, string> = {
@@ -114,11 +116,10 @@ export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s:
         if (src[k + 1] === '?') k++; // lazy → greedy: same truth value for a whole-value test
         break;
       case '{': {
-        // `{m}`, `{m,}`, `{m,n}`, and Python's `{,n}` and `{,}` (from zero).
-        const m = /^\{(\d*)(,\d*)?\}/.exec(src.slice(k));
-        if (m && (m[1] !== '' || m[2] !== undefined)) {
-          out += `{${m[1] || '0'}${m[2] ?? ''}}`;
-          k += m[0].length - 1;
+        const r = repetitionAt(src, k);
+        if (r) {
+          out += `{${r.min}${r.rest}}`; // Lucene needs the minimum written
+          k += r.length - 1;
           if (src[k + 1] === '?') k++;
         } else out += '\\{';
         break;

@@ -4,6 +4,8 @@
 // their negations outside brackets; `\w` and `\W` are never folded by `i`), Python's `{,n}` and `{,}`
 // repetitions and a `[` inside brackets (a character: Python has no POSIX classes); everything else is
 // copied as written.
+import { repetitionAt } from './python-repeat.js';
+
 const UNICODE_ESCAPE = /u(?:([0-9A-Fa-f]{4})|\{([0-9A-Fa-f]{1,6})\})/y;
 
 /** Python's Unicode classes in RE2's syntax: \d any decimal digit (also JavaScript's with the `u` flag), \w
@@ -21,8 +23,6 @@ const UNICODE_CLASS: Record<string, string> = {
   s: `[${SPACE}]`,
   S: `[^${SPACE}]`,
 };
-/** Python's `{,n}` (and `{,}`): at most n repetitions (no bound), which RE2 would read as text. */
-const EMPTY_MIN_REPEAT = /\{,(\d*)\}/y;
 /** Inside a class only the positive forms (and \D) can be spelled; `[\W…]` and `[\S…]` stay ASCII. */
 const UNICODE_IN_CLASS: Record<string, string> = { d: DIGIT, D: '\\P{Nd}', w: WORD, s: SPACE };
 
@@ -54,10 +54,10 @@ export function re2Source(source: string, multiline: boolean): string {
       // Python has no POSIX classes: `[[:alpha:]]` is a set holding `[`, `:`, `a`… then a `]`.
       out += c === '[' ? '\\[' : c;
     } else if (c === '{') {
-      EMPTY_MIN_REPEAT.lastIndex = i;
-      const m = EMPTY_MIN_REPEAT.exec(source);
-      out += m ? `{0,${m[1]}}` : c;
-      if (m) i += m[0].length - 1;
+      // Written with its minimum: RE2 reads `{,n}` as text.
+      const r = repetitionAt(source, i);
+      out += r ? `{${r.min}${r.rest}}` : c;
+      if (r) i += r.length - 1;
     } else if (c === '[') {
       inClass = true;
       out += c;
