@@ -230,3 +230,17 @@ test('unknown modifier is a validation error with the item path', () => {
   const errs = problems(sel('Image|endwith', "'x'"));
   assert.deepEqual(errs, [{ field: 'detection.sel.Image|endwith', message: "unknown modifier 'endwith'" }]);
 });
+
+test('chains pySigma refuses: null under a value modifier, re or cidr after all/neq, fieldref|cased', () => {
+  assert.match(problems(sel('F|contains', 'null'))[0].message, /'contains' cannot be applied to a null value/);
+  assert.match(problems(sel('F|gt', 'null'))[0].message, /'gt' expects a number/);
+  assert.match(problems(sel('F|re', '[null]'))[0].message, /'re' cannot be applied to a null value/);
+  assert.match(problems(sel('F|neq|re', "'a'"))[0].message, /'re' must be the first modifier/);
+  assert.match(problems(sel('F|all|re', "['a', 'b']"))[0].message, /'re' must be the first modifier/);
+  assert.match(problems(sel('F|all|cidr', "['10.0.0.0/8']"))[0].message, /'cidr' must be the first modifier/);
+  assert.match(problems(sel('A|fieldref|cased', "'B'"))[0].message, /'cased' cannot be applied to a fieldref value/);
+  // What stays valid: null with list modifiers only, re and cidr first with all/neq after them.
+  assert.equal(compile(sel('F|neq', 'null')).match({ F: 'x' }), true);
+  assert.equal(compile(sel('F|re|neq', "'^a'")).match({ F: 'b' }), true);
+  assert.equal(compile(sel('F|cidr|all', "['10.0.0.0/8', '10.1.0.0/16']")).match({ F: '10.1.2.3' }), true);
+});

@@ -28,7 +28,8 @@ const VALUE_MODIFIERS = new Set([
   'gt', 'gte', 'lt', 'lte', 'cased', 'minute', 'hour', 'day', 'week', 'month', 'year',
 ]);
 const LIST_MODIFIERS = new Set(['all', 'neq']);
-/** Modifiers that must come first among the value modifiers (`exists` must come first of all: buildItem). */
+/** Modifiers that must come first in the whole chain, before `all` and `neq` too (pySigma counts every
+ * modifier applied before them; `exists` is checked in buildItem). */
 const FIRST_ONLY = new Set(['re', 'cidr']);
 const TIME_PARTS = new Set<string>(['minute', 'hour', 'day', 'week', 'month', 'year']);
 const WINDASH_CHARS = ['-', '/', '\u2013', '\u2014', '\u2015'];
@@ -132,7 +133,6 @@ function applyOne(mod: string, leaf: ValueLeaf, index: number, field: string | n
     const what = leaf.t === 'num' ? `the number ${leaf.text}` : `the boolean ${leaf.b}`;
     throw new ModifierError(`modifier '${mod}' cannot be applied to ${what} (quote it to match its text)`);
   }
-  if (leaf.t === 'null' && mod !== 'exists') return leaf;
   if (FIRST_ONLY.has(mod) && index !== 0) throw new ModifierError(`modifier '${mod}' must be the first modifier`);
   switch (mod) {
     case 'contains':
@@ -149,7 +149,6 @@ function applyOne(mod: string, leaf: ValueLeaf, index: number, field: string | n
     }
     case 'cased':
       if (leaf.t === 'str') return { t: 'str', s: { ...leaf.s, cased: true } };
-      if (leaf.t === 'fieldref') return { ...leaf, cased: true };
       break;
     case 'windash':
       if (leaf.t === 'str') return windash(leaf.s);
@@ -255,7 +254,9 @@ export function buildItem(field: string | null, modifiers: string[], values: Raw
   }
   const exprs = values.map((raw) => {
     let v: ValueExpr = initialLeaf(raw, valueMods[0]);
-    for (let i = 0; i < valueMods.length; i++) v = applyToLeaves(valueMods[i], v, i, field);
+    modifiers.forEach((m, i) => {
+      if (!LIST_MODIFIERS.has(m)) v = applyToLeaves(m, v, i, field);
+    });
     return v;
   });
   const value: ValueExpr = exprs.length === 1 ? exprs[0] : { t: all ? 'all' : 'any', of: exprs };
