@@ -10,7 +10,7 @@
 // long s), which foldCase maps to that ASCII letter, so the literals hold there too.
 import { foldCase } from '../case-fold.js';
 import { repetitionAt } from '../regex/python-repeat.js';
-import { splitInlineFlags } from '../regex/safe-regex.js';
+import { canonicalRegex } from '../regex/python-syntax.js';
 import type { RegexSpec } from '../regex/safe-regex.js';
 
 export const MIN_LENGTH = 3;
@@ -199,9 +199,9 @@ function topLevelBranches(src: string): string[] | null {
 
 /** Folded literals, one of which every value the regex matches contains; null if unknown. */
 export function regexLiterals(spec: RegexSpec, minLength = MIN_LENGTH): string[] | null {
-  const r = splitInlineFlags(spec);
-  if (r.x) return null;
-  const branches = topLevelBranches(r.source);
+  const r = canonicalRegex(spec);
+  if (!r.ok) return null;
+  const branches = topLevelBranches(r.spec.source);
   if (!branches) return null;
   const out = new Set<string>();
   for (const b of branches) {

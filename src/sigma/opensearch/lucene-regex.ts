@@ -4,7 +4,10 @@
 // refused with a reason: shorthand classes become explicit classes, `(?:` becomes `(`, lazy
 // quantifiers become greedy (same truth value), a leading `^` / trailing `$` become anchors (the `$` also
 // before a final newline, as the matcher reads it) and anything else unanchored gets `.*` around it;
-// lookaround, backreferences, word boundaries and inner anchors are refused. Lucene-only operator characters (`# @ & < > ~ "`) are escaped when literal.
+// lookaround, backreferences, word boundaries and inner anchors are refused. Lucene-only operator
+// characters (`# @ & < > ~ "`) are escaped when literal. The value is first checked and spelled
+// canonically as Python reads it (canonicalRegex), as the matcher and the index read it.
+import { canonicalRegex } from '../regex/python-syntax.js';
 import { repetitionAt } from '../regex/python-repeat.js';
 
 export type LuceneRegex = { ok: true; source: string; caseInsensitive: boolean } | { ok: false; message: string };
@@ -18,16 +21,11 @@ const CONTROL: Record<string, string> = { t: '\t', n: '\n', r: '\r', f: '\f', v:
 const LUCENE_EXTRA = new Set(['#', '@', '&', '<', '>', '~', '"']);
 
 export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s: boolean }): LuceneRegex {
-  let src = input;
-  let i = flags.i;
-  const inline = /^\(\?([imsx]+)\)/.exec(src);
-  if (inline) {
-    if (inline[1].includes('x')) return { ok: false, message: 'verbose regex flag is not supported' };
-    if (inline[1].includes('m')) return { ok: false, message: 'multiline regex flag is not supported by Lucene' };
-    i = i || inline[1].includes('i');
-    src = src.slice(inline[0].length);
-  }
-  if (flags.m) return { ok: false, message: 'multiline regex flag is not supported by Lucene' };
+  const canonical = canonicalRegex({ source: input, ...flags });
+  if (!canonical.ok) return canonical;
+  let src = canonical.spec.source;
+  const { i, m, s: dotAll } = canonical.spec;
+  if (m) return { ok: false, message: 'multiline regex flag is not supported by Lucene' };
   let anchoredStart = false;
   let anchoredEnd = false;
   if (src.startsWith('^')) {
@@ -128,7 +126,7 @@ export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s:
         out += '\\}';
         break;
       case '.':
-        out += flags.s || inline?.[1].includes('s') ? '.' : '[^\n]'; // Lucene's `.` also matches a newline
+        out += dotAll ? '.' : '[^\n]'; // Lucene's `.` also matches a newline
         break;
       default:
         out += escapeLiteral(c, false);

@@ -1,9 +1,10 @@
 // Python's regular expression syntax in RE2's: what a Sigma `re` value means (the reference semantics read it
 // with Python's `re`) spelled so that RE2 runs it the same way, where RE2 can. Promises: the translation
-// changes only `\uXXXX`, `\Z`, an unescaped `$` outside multiline mode, the classes `\d`, `\w`, `\s` (and
-// their negations outside brackets; `\w` and `\W` are never folded by `i`), Python's `{,n}` and `{,}`
-// repetitions and a `[` inside brackets (a character: Python has no POSIX classes); everything else is
-// copied as written.
+// changes only `\uXXXX`, `\Z`, an unescaped `$` outside multiline mode, the classes `\d`, `\w`, `\s` and
+// their negations (`\w` and `\W` are never folded by `i`; a positive class holding `\W` or `\S` becomes an
+// alternation, a negated one is refused), Python's `{,n}` and `{,}` repetitions and a `[` inside brackets
+// (a character: Python has no POSIX classes); everything else is copied as written. The input is the
+// canonical spelling of python-syntax.ts.
 import { repetitionAt } from './python-repeat.js';
 
 const UNICODE_ESCAPE = /u(?:([0-9A-Fa-f]{4})|\{([0-9A-Fa-f]{1,6})\})/y;
@@ -23,8 +24,52 @@ const UNICODE_CLASS: Record<string, string> = {
   s: `[${SPACE}]`,
   S: `[^${SPACE}]`,
 };
-/** Inside a class only the positive forms (and \D) can be spelled; `[\W…]` and `[\S…]` stay ASCII. */
+/** `\uXXXX` or `\u{X…}` at source[i] (the backslash) in RE2's spelling, with its length after the backslash. */
+function unicodeEscape(source: string, i: number): { text: string; length: number } | null {
+  UNICODE_ESCAPE.lastIndex = i + 1;
+  const u = UNICODE_ESCAPE.exec(source);
+  return u ? { text: `\\x{${u[1] ?? u[2]}}`, length: u[0].length } : null;
+}
+
+/** Inside a class the positive forms (and \D) are spelled in place; `\W` and `\S` are taken out of the
+ * class into an alternative (classClause). */
 const UNICODE_IN_CLASS: Record<string, string> = { d: DIGIT, D: '\\P{Nd}', w: WORD, s: SPACE };
+const NEGATED_IN_CLASS: Record<string, string> = { W: UNICODE_CLASS.W, S: UNICODE_CLASS.S };
+
+/** The class that starts at source[start] (`[`) in RE2's syntax, and the index after it. A positive class
+ * holding `\W` or `\S` becomes an alternation (`[a\W]` is `(?:[a]|\W)`); a negated one cannot be
+ * spelled without set subtraction and is refused. */
+function classClause(source: string, start: number): { text: string; end: number } {
+  let i = start + 1;
+  let out = '[';
+  const negated = source[i] === '^';
+  if (negated) out += source[i++];
+  // A ']' first in a class (after an optional '^') is a literal.
+  if (source[i] === ']') out += '\\' + source[i++];
+  const extra: string[] = [];
+  for (; i < source.length && source[i] !== ']'; i++) {
+    const c = source[i];
+    if (c !== '\\') {
+      // Python has no POSIX classes: `[[:alpha:]]` is a set holding `[`, `:`, `a`… then a `]`.
+      out += c === '[' ? '\\[' : c;
+      continue;
+    }
+    const u = unicodeEscape(source, i);
+    if (u) {
+      out += u.text;
+      i += u.length;
+      continue;
+    }
+    const e = source[++i] ?? '';
+    if (NEGATED_IN_CLASS[e] !== undefined) {
+      if (negated) throw new Error(`a negated class holding \\${e} cannot be matched here`);
+      extra.push(NEGATED_IN_CLASS[e]);
+    } else out += UNICODE_IN_CLASS[e] ?? c + e;
+  }
+  const set = out === '[' ? [] : [out + ']'];
+  const text = extra.length === 0 ? out + ']' : `(?:${[...set, ...extra].join('|')})`;
+  return { text, end: i + 1 };
+}
 
 /** The pattern in RE2's syntax, read as Python's `re` reads it: `\uXXXX` and `\u{X…}` are characters
  * (RE2 spells them `\x{…}`), `\Z` is the end of the text (`\z`), outside multiline mode `$` also
@@ -33,37 +78,28 @@ const UNICODE_IN_CLASS: Record<string, string> = { d: DIGIT, D: '\\P{Nd}', w: WO
  * classes are copied as they are. */
 export function re2Source(source: string, multiline: boolean): string {
   let out = '';
-  let inClass = false;
   for (let i = 0; i < source.length; i++) {
     const c = source[i];
     if (c === '\\') {
-      UNICODE_ESCAPE.lastIndex = i + 1;
-      const u = UNICODE_ESCAPE.exec(source);
+      const u = unicodeEscape(source, i);
       if (u) {
-        out += `\\x{${u[1] ?? u[2]}}`;
-        i += u[0].length;
+        out += u.text;
+        i += u.length;
       } else {
         const e = source[++i] ?? '';
-        const unicode = inClass ? UNICODE_IN_CLASS[e] : UNICODE_CLASS[e];
-        out += unicode ?? (e === 'Z' && !inClass ? '\\z' : c + e);
+        out += UNICODE_CLASS[e] ?? (e === 'Z' ? '\\z' : c + e);
       }
       continue;
     }
-    if (inClass) {
-      if (c === ']') inClass = false;
-      // Python has no POSIX classes: `[[:alpha:]]` is a set holding `[`, `:`, `a`… then a `]`.
-      out += c === '[' ? '\\[' : c;
-    } else if (c === '{') {
+    if (c === '{') {
       // Written with its minimum: RE2 reads `{,n}` as text.
       const r = repetitionAt(source, i);
       out += r ? `{${r.min}${r.rest}}` : c;
       if (r) i += r.length - 1;
     } else if (c === '[') {
-      inClass = true;
-      out += c;
-      // A ']' first in a class (after an optional '^') is a literal.
-      if (source[i + 1] === '^') out += source[++i];
-      if (source[i + 1] === ']') out += source[++i];
+      const clause = classClause(source, i);
+      out += clause.text;
+      i = clause.end - 1;
     } else out += c === '$' && !multiline ? '(?:\\n?\\z)' : c;
   }
   return out;

@@ -1,10 +1,12 @@
 // Regular expressions for the `re` modifier that can never stall matching. Promises: every pattern runs on
 // an RE2 automaton (re2js, pure JS), so matching is linear in the input whatever the pattern, with or
-// without `i`; a leading inline flag group such as `(?i)` becomes flags; patterns RE2 cannot run in linear
-// time (lookaround, backreferences) or that compile to an oversized program are refused with a clear
-// message instead of being matched unsafely; patterns are read as Python's `re` reads them (re2Source;
-// ignoring case, `ı` and `İ` are `i`). Matching is an unanchored search (sigma-notes §4).
+// without `i`; a pattern is checked and read as Python's `re` reads it (canonicalRegex: leading inline
+// flags such as `(?i)` become flags; what Python refuses, or what cannot run in linear time such as
+// lookaround and backreferences, is refused with a clear message), then spelled for RE2 (re2Source;
+// ignoring case, `ı` and `İ` are `i`); a pattern that compiles to an oversized program is refused too.
+// Matching is an unanchored search (sigma-notes §4).
 import { RE2JS } from 're2js';
+import { canonicalRegex } from './python-syntax.js';
 import { re2Source } from './re2-source.js';
 
 export const MAX_PROGRAM_SIZE = 20_000;
@@ -20,25 +22,13 @@ export type SafeRegex = { test(input: string): boolean; source: string };
 
 export type RegexResult = { ok: true; regex: SafeRegex } | { ok: false; message: string };
 
-/** Move a leading `(?imsx)` group into flags. */
-export function splitInlineFlags(spec: RegexSpec): RegexSpec & { x: boolean } {
-  const m = /^\(\?([imsx]+)\)/.exec(spec.source);
-  if (!m) return { ...spec, x: false };
-  return {
-    source: spec.source.slice(m[0].length),
-    i: spec.i || m[1].includes('i'),
-    m: spec.m || m[1].includes('m'),
-    s: spec.s || m[1].includes('s'),
-    x: m[1].includes('x'),
-  };
-}
-
 const TURKISH_I = /[\u0130\u0131]/g;
 const HAS_TURKISH_I = /[\u0130\u0131]/;
 
 export function compileSafeRegex(spec: RegexSpec): RegexResult {
-  const r = splitInlineFlags(spec);
-  if (r.x) return { ok: false, message: 'regex: the verbose flag (?x) is not supported' };
+  const canonical = canonicalRegex(spec);
+  if (!canonical.ok) return canonical;
+  const r = canonical.spec;
   let flags = 0;
   if (r.i) flags |= RE2JS.CASE_INSENSITIVE;
   if (r.m) flags |= RE2JS.MULTILINE;
@@ -55,9 +45,6 @@ export function compileSafeRegex(spec: RegexSpec): RegexResult {
     return { ok: true, regex: { test, source: spec.source } };
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
-    const hint = /\(\?[=!<]|\\[1-9]/.test(r.source)
-      ? ' (lookaround and backreferences are refused: they cannot be matched in guaranteed linear time)'
-      : '';
-    return { ok: false, message: `regex cannot be compiled safely: ${msg}${hint}` };
+    return { ok: false, message: `regex cannot be compiled safely: ${msg}` };
   }
 }
