@@ -243,4 +243,7 @@ test('chains pySigma refuses: null under a value modifier, re or cidr after all/
   assert.equal(compile(sel('F|neq', 'null')).match({ F: 'x' }), true);
   assert.equal(compile(sel('F|re|neq', "'^a'")).match({ F: 'b' }), true);
   assert.equal(compile(sel('F|cidr|all', "['10.0.0.0/8', '10.1.0.0/16']")).match({ F: '10.1.2.3' }), true);
+  // re|expand without a placeholder changes nothing; with one it is refused.
+  assert.equal(compile(sel('F|re|expand', "'^a%'")).match({ F: 'a%' }), true);
+  assert.match(problems(sel('F|re|expand', "'^%user%$'"))[0].message, /placeholders inside a regular expression/);
 });

@@ -200,6 +200,11 @@ function applyOne(mod: string, leaf: ValueLeaf, index: number, field: string | n
       throw new ModifierError("modifier 'exists' expects true or false (a boolean, unquoted)");
     case 'expand':
       if (leaf.t === 'str') return { t: 'str', s: extractPlaceholders(leaf.s) };
+      if (leaf.t === 're') {
+        // pySigma takes `re|expand`; without a placeholder it changes nothing.
+        if (/(?<!\\)%[^%]+%/.test(leaf.source)) throw new ModifierError('expand: placeholders inside a regular expression are not supported');
+        return leaf;
+      }
       break;
     case 'fieldref':
       if (field === null) throw new ModifierError("modifier 'fieldref' needs a field name");
