@@ -74,6 +74,33 @@ test('scalars PyYAML cannot construct are refused with the reason, never thrown'
     if (!r.ok && r.kind === 'yaml') assert.equal(r.message, `YAML value error (line 9, column 4): '${text}' is not a valid integer`);
   }
   assert.deepEqual(loadYaml('a: -0\nb: 0_\n'), { ok: true, documents: [{ a: 0, b: 0 }] });
+  // Timestamps Python's datetime refuses, and the value and merge indicators `=` and `<<` (results from
+  // PyYAML 6); both readers (a mapping, and the same in a one-line flow form the fast reader declines).
+  const refused: Array<[string, RegExp]> = [
+    ['2023-02-30', /'2023-02-30' is not a valid timestamp: day is out of range for month/],
+    ['2023-02-29', /day is out of range for month/],
+    ['2023-13-01', /month must be in 1\.\.12/],
+    ['0000-01-01', /year 0 is out of range/],
+    ['2023-01-01 24:00:00', /hour must be in 0\.\.23/],
+    ['2023-01-01T23:60:00', /minute must be in 0\.\.59/],
+    ['2023-01-01T23:59:60', /second must be in 0\.\.59/],
+    ['2023-1-1 1:00:00 +24:00', /the UTC offset must be less than 24 hours/],
+    ['=', /constructor for the tag 'tag:yaml.org,2002:value'/],
+    ['<<', /constructor for the tag 'tag:yaml.org,2002:merge'/],
+  ];
+  for (const [text, reason] of refused) {
+    for (const doc of [`a: ${text}\n`, `{a: ${text}}\n`, `${text}: x\n`]) {
+      const r = loadYaml(doc);
+      assert.ok(!r.ok && r.kind === 'yaml' && reason.test(r.message), `${doc}: ${JSON.stringify(r)}`);
+    }
+  }
+  const kept = loadYaml("a: 2024-02-29\nb: 2023-1-1 1:00:00 +23:59\nc: 2023-01-01t21:59:43.10-05:00\nd: 2023-1-1\ne: 2023-01-32x\nf: '2023-02-30'\ng: '='\n");
+  assert.deepEqual(kept, { ok: true, documents: [{ a: '2024-02-29', b: '2023-1-1 1:00:00 +23:59', c: '2023-01-01t21:59:43.10-05:00', d: '2023-1-1', e: '2023-01-32x', f: '2023-02-30', g: '=' }] });
+  // Characters PyYAML's reader refuses, wherever they are (a BOM and NEL are fine).
+  for (const [doc, code, where] of [['a: x\x07\n', '0007', '1, column 5'], ["a: 1\nb: '\x7f'\n", '007f', '2, column 5'], ['a: \x9f\n', '009f', '1, column 4'], ['a: \ufffe\n', 'fffe', '1, column 4'], ['a: \ud800\n', 'd800', '1, column 4'], ['a: |\n  \x00\n', '0000', '2, column 3']]) {
+    assert.deepEqual(loadYaml(doc), { ok: false, kind: 'yaml', message: `YAML syntax error (line ${where}): unacceptable character #x${code}: special characters are not allowed` }, doc);
+  }
+  assert.deepEqual(loadYaml('\ufeffa: \ufeffb\tc 😀\n'), { ok: true, documents: [{ a: '\ufeffb\tc 😀' }] });
   const negativeZero = loadYaml('a: -0\n');
   assert.ok(negativeZero.ok && Object.is((negativeZero.documents[0] as { a: number }).a, 0));
 });
@@ -88,6 +115,7 @@ test('explicit tags build what PyYAML builds; tags without a constructor are ref
     ['a: !!binary aGk=\n', 'the YAML tag !!binary is not supported on a scalar'],
     ['a: !custom x\n', 'the YAML tag !custom is not supported on a scalar'],
     ['a: !!set {x, y}\n', 'the YAML tag !!set is not supported'],
+    ['a: !!timestamp 2023-02-30\n', "'2023-02-30' is not a valid timestamp: day is out of range for month"],
   ]) {
     const r = loadYaml(text);
     assert.ok(!r.ok && r.kind === 'yaml' && r.message.endsWith(reason), `${text}: ${JSON.stringify(r)}`);

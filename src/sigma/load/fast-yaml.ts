@@ -16,9 +16,10 @@ import type { YamlValue } from './yaml11.js';
 class NotPlain extends Error {}
 
 /** First characters of the plain scalars PyYAML's resolvers can turn into something other than a string:
- * 1 for `~`, signs, `.` and digits (null, ints, floats), 2 for letters that start a null or boolean word. */
+ * 1 for `~`, signs, `.` and digits (null, ints, floats, timestamps) and `=`, `<` (refused `=` and `<<`), 2
+ * for letters that start a null or boolean word. */
 const MAY_RESOLVE = new Uint8Array(128);
-for (const c of '~-+.0123456789') MAY_RESOLVE[c.charCodeAt(0)] = 1;
+for (const c of '~-+.0123456789=<') MAY_RESOLVE[c.charCodeAt(0)] = 1;
 for (const c of 'nNyYtToOfF') MAY_RESOLVE[c.charCodeAt(0)] = 2;
 /** The only texts starting with a letter that resolve to null or a boolean (ints and floats never do). */
 const WORDS = new Set(['null', 'Null', 'NULL', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);

@@ -1,8 +1,8 @@
 // PyYAML's YAML 1.1 scalars (sigma-notes §13.1): the implicit resolution of plain scalars (null, booleans,
-// ints in every base, floats; timestamps stay as their text) and the standard scalar tags. Promises: the
-// values PyYAML's SafeLoader constructs, as JS values (ints beyond double precision as their exact decimal
-// text); where PyYAML's constructor fails (`0x_`, `!!int abc`, a tag without a constructor), a
-// YamlValueError saying what is wrong.
+// ints in every base, floats; timestamps stay as their text once Python's datetime would take them) and
+// the standard scalar tags. Promises: the values PyYAML's SafeLoader constructs, as JS values (ints beyond
+// double precision as their exact decimal text); where PyYAML's constructor fails (`0x_`, `!!int abc`,
+// `2023-02-30`, a plain `=` or `<<`, a tag without a constructor), a YamlValueError saying what is wrong.
 
 export type YamlScalar = null | boolean | number | string;
 
@@ -63,7 +63,40 @@ export function resolvePlainScalar(text: string): YamlScalar {
     }
     return Number(t);
   }
+  if (TIMESTAMP_RE.test(text)) checkTimestamp(text);
+  else if (text === '=' || text === '<<') {
+    // PyYAML resolves these to its value and merge tags, which the Sigma loader cannot construct.
+    const tag = text === '=' ? 'value' : 'merge';
+    throw new YamlValueError(`could not determine a constructor for the tag 'tag:yaml.org,2002:${tag}' (quote '${text}' to use it as text)`);
+  }
   return text;
+}
+
+/** PyYAML's implicit timestamp resolver: a date, or a date and a time. */
+const TIMESTAMP_RE =
+  /^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$/;
+/** The parts PyYAML's timestamp constructor reads. */
+const TIMESTAMP_PARTS =
+  /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]*)?(?:[ \t]*(?:Z|([-+])([0-9]{1,2})(?::([0-9]{2}))?))?)?$/;
+
+/** Refuse a timestamp PyYAML cannot construct (Python's datetime refuses it: `2023-02-30`, `24:00:00`, an
+ * offset of a day or more). Valid timestamps stay as their text. */
+function checkTimestamp(text: string): void {
+  const m = TIMESTAMP_PARTS.exec(text);
+  if (m === null) throw new YamlValueError(`'${text}' is not a valid timestamp`);
+  const [year, month, day, hour, minute, second, , tzHour, tzMinute] = m.slice(1).map((x) => (x === undefined ? 0 : Number(x)));
+  const bad = (what: string): never => {
+    throw new YamlValueError(`'${text}' is not a valid timestamp: ${what}`);
+  };
+  if (year < 1) bad(`year ${year} is out of range`);
+  if (month < 1 || month > 12) bad('month must be in 1..12');
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  if (day < 1 || day > days) bad('day is out of range for month');
+  if (hour > 23) bad('hour must be in 0..23');
+  if (minute > 59) bad('minute must be in 0..59');
+  if (second > 59) bad('second must be in 0..59');
+  if (tzHour * 60 + tzMinute >= 24 * 60) bad('the UTC offset must be less than 24 hours');
 }
 
 /** PyYAML's `!!bool` words (compared in lower case). */
@@ -86,7 +119,9 @@ export function taggedScalar(tag: string, text: string): YamlScalar {
     case '!': // the non-specific tag: resolved as if untagged and plain
       return resolvePlainScalar(text);
     case '!!str':
+      return text;
     case '!!timestamp': // timestamps are kept as their text, tagged or not
+      checkTimestamp(text);
       return text;
     case '!!null':
       return null;

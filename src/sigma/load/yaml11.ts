@@ -4,10 +4,11 @@
 // resolvers (null, bool, int, float; timestamps stay as their text), so `00000429` stays a string; the
 // standard scalar tags (`!!str`, `!!int`, …) build what PyYAML builds and other tags are refused
 // (yaml11-scalars.ts). Line breaks are PyYAML's: CR LF, a lone CR and NEL (U+0085) are each one line feed.
-// Aliases are expanded under a strict budget (alias bombs are refused); inputs over 1 MiB and streams of
-// more than MAX_DOCUMENTS documents are refused. Never throws; work is linear in the input. Texts in the
-// plain Sigma subset take a fast single-pass reader (fast-yaml.ts) that yields exactly the same value;
-// anything else goes through the general parser (`loadYamlFull`).
+// Aliases are expanded under a strict budget (alias bombs are refused); inputs over 1 MiB, streams of
+// more than MAX_DOCUMENTS documents and characters PyYAML's reader refuses (controls, lone surrogates) are
+// refused. Never throws; work is linear in the input. Texts in the plain Sigma subset take a fast
+// single-pass reader (fast-yaml.ts) that yields exactly the same value; anything else goes through the
+// general parser (`loadYamlFull`).
 import { LineCounter, parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar } from 'yaml';
 import type { Document, Node as YamlNode } from 'yaml';
 import { fastYaml } from './fast-yaml.js';
@@ -124,9 +125,23 @@ function tooLarge(source: string, maxBytes: number): YamlLoadResult | null {
   return { ok: false, kind: 'size', message: `${what} is larger than ${maxBytes} bytes (${maxBytes / 1024 / 1024} MiB)` };
 }
 
+/** Characters PyYAML's reader refuses anywhere in a text: controls other than tab and line breaks, DEL,
+ * C1 controls other than NEL, U+FFFE, U+FFFF and lone surrogates. */
+const NON_PRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+
+/** The text refused as PyYAML's reader refuses it, or null when every character is acceptable. */
+function unacceptable(source: string): YamlLoadResult | null {
+  const m = NON_PRINTABLE.exec(source);
+  if (m === null) return null;
+  const before = source.slice(0, m.index).split('\n');
+  const where = `line ${before.length}, column ${before[before.length - 1].length + 1}`;
+  const code = (m[0].codePointAt(0) as number).toString(16).padStart(4, '0');
+  return { ok: false, kind: 'yaml', message: `YAML syntax error (${where}): unacceptable character #x${code}: special characters are not allowed` };
+}
+
 /** Parse every document of a YAML text (the fast reader when the text allows it, else the full parser). */
 export function loadYaml(text: string, maxBytes = MAX_DOCUMENT_BYTES): YamlLoadResult {
-  const big = tooLarge(text, maxBytes);
+  const big = tooLarge(text, maxBytes) ?? unacceptable(text);
   if (big) return big;
   const source = normaliseBreaks(text);
   // One document of at most MAX_DOCUMENT_BYTES (the fast reader only accepts a single document).
@@ -139,7 +154,7 @@ export function loadYaml(text: string, maxBytes = MAX_DOCUMENT_BYTES): YamlLoadR
 
 /** Parse every document of a YAML text with the general parser. */
 export function loadYamlFull(text: string, maxBytes = MAX_DOCUMENT_BYTES): YamlLoadResult {
-  const big = tooLarge(text, maxBytes);
+  const big = tooLarge(text, maxBytes) ?? unacceptable(text);
   if (big) return big;
   const source = normaliseBreaks(text);
   if (moreDocumentsThan(source, MAX_DOCUMENTS)) return { ok: false, kind: 'size', message: `the text holds more than ${MAX_DOCUMENTS} YAML documents` };
