@@ -146,8 +146,13 @@ class Lowering {
   item(item: ItemExpr): IRNode {
     const fields = item.field === null ? null : this.fields(item.field, item.path);
     if (item.field !== null && !fields) return { t: 'const', v: false };
-    const node = this.value(item.value, fields, item.path);
-    return item.negate ? not(node) : node;
+    const one = (f: string[] | null): IRNode => {
+      const node = this.value(item.value, f, item.path);
+      return item.negate ? not(node) : node;
+    };
+    // A field mapped to several fields makes the item an OR over them, each with all of its values
+    // (pySigma): `contains|all` cannot be met by one value in each of two fields.
+    return fields !== null && fields.length > 1 ? or(fields.map((f) => one([f]))) : one(fields);
   }
 
   search(node: SearchNode): IRNode {
@@ -241,10 +246,12 @@ export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: AppliedFilte
   for (const m of pipeline.scopedFieldMappings ?? []) {
     if (logsourceApplies(m.logsource, rule.logsource)) Object.assign(scoped, m.mappings);
   }
+  // Outside the pipeline's mapping scope (ecs-windows and a linux rule) the rule keeps its field names.
+  const mapping = pipeline.mappingScope && !logsourceApplies(pipeline.mappingScope, rule.logsource) ? { ...pipeline, fieldMappings: {}, defaultMapping: 'identity' as const } : pipeline;
   const errors: FieldError[] = [];
   const alternatives: IRNode[] = [];
   for (const alts of groups.values()) {
-    const low = new Lowering(pipeline, alts[0]?.renames ?? {}, scoped);
+    const low = new Lowering(mapping, alts[0]?.renames ?? {}, mapping === pipeline ? scoped : {});
     const body = and([low.detection(det), ...extra.map((f) => low.detection(f.detection, f.prefix))]);
     const either = (ls: LogsourceCondition[]): IRNode => or(ls.map((a) => low.logsourceConditions(a.conditions)));
     let conds: IRNode = alts.length ? either(alts) : { t: 'const', v: true };

@@ -113,3 +113,42 @@ test('ecs-windows on Winlogbeat 7 events: 4688 parent image, ServiceName of Syst
   assert.equal(security.match({ event: { code: '4697' }, winlog: { channel: 'Security' }, service: { name: 'evilsvc' } }), true);
   assert.equal(security.match({ event: { code: '4697' }, winlog: { channel: 'Security', event_data: { ServiceName: 'evilsvc' } } }), true);
 });
+
+test('ecs-windows and winlogbeat-raw map the fields of Windows rules only, as pySigma ecs_windows does', () => {
+  const rule = `sel:\n    query|endswith: .evil.com\ncondition: sel`;
+  for (const preset of ['ecs-windows', 'winlogbeat-raw']) {
+    const zeek = compile(rule, getPreset(preset), 'product: zeek\n    service: dns');
+    assert.equal(zeek.match({ query: 'a.evil.com' }), true, preset);
+    assert.equal(zeek.match({ winlog: { event_data: { query: 'a.evil.com' } } }), false, preset);
+    const linux = compile(`sel:\n    Image|endswith: /curl\ncondition: sel`, getPreset(preset), 'category: process_creation\n    product: linux');
+    assert.equal(linux.match({ Image: '/usr/bin/curl' }), true, preset);
+    const windows = compile(rule, getPreset(preset));
+    assert.equal(windows.match({ query: 'a.evil.com' }), false, preset);
+    assert.equal(windows.match({ winlog: { event_data: { query: 'a.evil.com' } } }), true, preset);
+  }
+  // ecs_windows maps ComputerName only; Computer takes the default prefix.
+  const computer = compile(`sel:\n    Computer: v\ncondition: sel`, getPreset('ecs-windows'));
+  assert.equal(computer.match({ winlog: { computer_name: 'v' } }), false);
+  assert.equal(computer.match({ winlog: { event_data: { Computer: 'v' } } }), true);
+});
+
+test('a field mapped to several fields is an OR over them, each holding every value of the item', () => {
+  const m = compile(`sel:\n    ServiceName|contains|all: [ab, cd]\ncondition: sel`, getPreset('ecs-windows'), 'product: windows\n    service: security');
+  const security = { winlog: { channel: 'Security' } };
+  assert.equal(m.match({ ...security, service: { name: 'ab' }, 'winlog.event_data.ServiceName': 'cd' }), false);
+  assert.equal(m.match({ ...security, service: { name: 'ab cd' } }), true);
+  assert.equal(m.match({ ...security, winlog: { channel: 'Security', event_data: { ServiceName: 'cd ab' } } }), true);
+  const custom = buildPipeline({ defaultMapping: 'identity', fieldMappings: [{ sigmaField: 'F', targetFields: ['a', 'b'] }] });
+  const neq = compile(`sel:\n    F|neq: x\ncondition: sel`, custom);
+  // neq on each target field, OR-ed: true when one of them differs.
+  assert.equal(neq.match({ a: 'x', b: 'y' }), true);
+  assert.equal(neq.match({ a: 'x', b: 'x' }), false);
+});
+
+test('ecs-windows and winlogbeat-raw take the channels of pySigma services thor.yml does not name', () => {
+  for (const preset of ['ecs-windows', 'winlogbeat-raw']) {
+    const m = compile(`sel:\n    host.name: h\ncondition: sel`, getPreset(preset), 'product: windows\n    service: dns-server');
+    assert.equal(m.match({ winlog: { channel: 'DNS Server' }, host: { name: 'h' } }), true, preset);
+    assert.equal(m.match({ winlog: { channel: 'Other' }, host: { name: 'h' } }), false, preset);
+  }
+});

@@ -24,6 +24,9 @@ export interface Pipeline {
   /** Field mappings that apply only to rules whose logsource is contained in `logsource` (pySigma
    * field_name_mapping with a logsource rule condition); they take precedence over `fieldMappings`. */
   scopedFieldMappings?: Array<{ logsource: LogsourceCondition['logsource']; mappings: Record<string, string[]> }>;
+  /** When set, the field mappings (fixed, scoped and default) apply only to rules whose logsource is
+   * contained in it (pySigma's rule condition on a mapping); other rules keep their field names. */
+  mappingScope?: LogsourceCondition['logsource'];
   /** Values for `expand` placeholders (%name%), OR-linked. */
   vars: Record<string, string[]>;
   /** What an unresolved placeholder means: an error (default, as the spec requires) or a wildcard. */

@@ -1,6 +1,6 @@
 // Built-in pipelines and the pipeline builder. Promises: presets are data; `buildPipeline` starts from a
 // preset (or an empty identity pipeline) and overrides its default mapping and field mappings.
-import type { Pipeline, PipelineSpec } from './pipeline.js';
+import type { LogsourceCondition, Pipeline, PipelineSpec } from './pipeline.js';
 import { THOR_LOGSOURCES } from './thor-data.js';
 
 /** pySigma ecs_windows field table (log-shippers.md §2): the mappings that hold for every log source. */
@@ -9,7 +9,6 @@ const ECS_WINDOWS: Record<string, string[]> = {
   Channel: ['winlog.channel'],
   Provider_Name: ['winlog.provider_name'],
   ComputerName: ['winlog.computer_name'],
-  Computer: ['winlog.computer_name'],
   Image: ['process.executable'],
   ParentImage: ['process.parent.executable'],
   ParentCommandLine: ['process.parent.command_line'],
@@ -101,6 +100,23 @@ const WINLOGBEAT_RAW: Record<string, string[]> = {
   ComputerName: ['winlog.computer_name'],
 };
 
+/** Services of pySigma's Windows log source table (sigma/pipelines/common.py) that thor.yml does not name,
+ * as channel conditions for the Winlogbeat presets (whose log source handling is pySigma's). */
+const COMMON_EXTRA_SERVICES: Record<string, string> = {
+  'dns-server': 'DNS Server',
+  'dns-server-audit': 'Microsoft-Windows-DNS-Server/Audit',
+  'dns-server-analytic': 'Microsoft-Windows-DNS-Server/Analytical',
+  'driver-framework': 'Microsoft-Windows-DriverFrameworks-UserMode/Operational',
+  'microsoft-servicebus-client': 'Microsoft-ServiceBus-Client',
+  ldap_debug: 'Microsoft-Windows-LDAP-Client/Debug',
+};
+const WINLOGBEAT_LOGSOURCES: LogsourceCondition[] = [
+  ...THOR_LOGSOURCES,
+  ...Object.entries(COMMON_EXTRA_SERVICES).map(([service, channel]) => ({ logsource: { product: 'windows', service }, conditions: { Channel: channel } })),
+];
+/** pySigma's ecs_windows maps the fields of Windows rules only; the Winlogbeat presets do the same. */
+const WINDOWS_RULES = { product: 'windows' };
+
 const PRESETS: Pipeline[] = [
   {
     name: 'sigma-native',
@@ -128,7 +144,8 @@ const PRESETS: Pipeline[] = [
     defaultMapping: { prefix: 'winlog.event_data.' },
     fieldMappings: ECS_WINDOWS,
     scopedFieldMappings: ECS_WINDOWS_SCOPED,
-    logsources: THOR_LOGSOURCES,
+    mappingScope: WINDOWS_RULES,
+    logsources: WINLOGBEAT_LOGSOURCES,
     vars: {},
     unresolvedPlaceholders: 'error',
   },
@@ -137,7 +154,8 @@ const PRESETS: Pipeline[] = [
     description: 'Winlogbeat 8 raw events: fields under winlog.event_data., EventID → winlog.event_id or event.code, Channel → winlog.channel, thor log source conditions.',
     defaultMapping: { prefix: 'winlog.event_data.' },
     fieldMappings: WINLOGBEAT_RAW,
-    logsources: THOR_LOGSOURCES,
+    mappingScope: WINDOWS_RULES,
+    logsources: WINLOGBEAT_LOGSOURCES,
     vars: {},
     unresolvedPlaceholders: 'error',
   },
@@ -164,6 +182,7 @@ export function buildPipeline(spec: PipelineSpec): Pipeline {
     fieldMappings,
     logsources: base?.logsources ?? [],
     scopedFieldMappings: base?.scopedFieldMappings ?? [],
+    mappingScope: base?.mappingScope,
     vars: { ...(base?.vars ?? {}), ...(spec.vars ?? {}) },
     unresolvedPlaceholders: spec.unresolvedPlaceholders ?? base?.unresolvedPlaceholders ?? 'error',
   };
