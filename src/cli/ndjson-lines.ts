@@ -7,7 +7,9 @@
 // chunks decode whole (a '\n' byte never occurs inside a UTF-8 sequence, so decoding line by line equals
 // decoding the stream); a line longer than `maxChars` characters is given as `null` once its end is
 // reached, and no more than 3 × `maxChars` of its bytes are ever kept, so memory stays bounded whatever
-// the input. The last line needs no '\n'. Batches are never empty.
+// the input. The last line needs no '\n'. Batches are never empty. A line that is not valid UTF-8 is
+// decoded with U+FFFD for its invalid bytes and its 0-based number given to `onInvalidUtf8`.
+import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 
 /** Default longest line kept: 64 Mi characters. */
@@ -15,7 +17,11 @@ export const MAX_LINE_CHARS = 64 * 1024 * 1024;
 
 /** The lines of `input` (without their line ends), a batch per chunk; null for a line longer than
  * `maxChars`. */
-export async function* ndjsonBatches(input: Readable, maxChars = MAX_LINE_CHARS): AsyncGenerator<Array<string | null>> {
+export async function* ndjsonBatches(
+  input: Readable,
+  maxChars = MAX_LINE_CHARS,
+  onInvalidUtf8: (line: number) => void = () => undefined,
+): AsyncGenerator<Array<string | null>> {
   // A UTF-8 sequence of n bytes is at least n/3 UTF-16 characters: beyond this many bytes a line is too long.
   const maxBytes = 3 * (maxChars + 1);
   // The bytes of the current line that came in earlier chunks.
@@ -23,11 +29,16 @@ export async function* ndjsonBatches(input: Readable, maxChars = MAX_LINE_CHARS)
   let carried = 0;
   let tooLong = false;
   let first = true;
+  let lineNo = 0;
   const line = (bytes: Buffer, start: number, end: number): string | null => {
     let text: string | null;
-    if (tooLong) text = null;
-    else if (carried === 0) text = bytes.toString('utf8', start, end);
-    else text = Buffer.concat([...carry, bytes.subarray(start, end)]).toString('utf8');
+    const whole = tooLong ? null : carried === 0 ? bytes.subarray(start, end) : Buffer.concat([...carry, bytes.subarray(start, end)]);
+    if (whole === null) text = null;
+    else {
+      if (!isUtf8(whole)) onInvalidUtf8(lineNo);
+      text = whole.toString('utf8');
+    }
+    lineNo++;
     carry = [];
     carried = 0;
     tooLong = false;

@@ -2,7 +2,9 @@
 // recursively for .yml/.yaml files (sorted by name); each file is read once however many times it is
 // reached (paths are compared after resolving symbolic links, so directory cycles end too); entries that
 // cannot be read (dangling links, permissions) and entries that are not regular files (FIFOs, sockets,
-// devices: reading them could block) are reported in `rejected` with a reason, never thrown.
+// devices: reading them could block) and files that are not UTF-8 text are reported in `rejected` with a
+// reason, never thrown.
+import { isUtf8 } from 'node:buffer';
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { join } from 'node:path';
@@ -53,11 +55,16 @@ export function* readRuleSources(paths: string[], rejected: Unreadable[]): Gener
       rejected.push({ path, reason: 'not a regular file' });
       return;
     }
+    let bytes: Buffer;
     try {
-      yield { path, text: readFileSync(real, 'utf8') };
+      bytes = readFileSync(real);
     } catch (e) {
       rejected.push({ path, reason: `cannot read: ${errorText(e)}` });
+      return;
     }
+    // Rule files are UTF-8, as the reference loader reads them: other bytes are refused, not replaced.
+    if (!isUtf8(bytes)) rejected.push({ path, reason: 'not valid UTF-8 text' });
+    else yield { path, text: bytes.toString('utf8') };
   }
   for (const p of paths) yield* visit(p);
 }

@@ -14,7 +14,7 @@ Prints one JSON line per match to stdout:
   {"event": <0-based line number>, "rule_id": ..., "rule_title": ..., "level": ..., "rule_path": ...}
 and a summary to stderr. Sigma filter documents among the rules apply to the rules they name.
 Exit status: 0 on success, 1 when nothing could be scanned or results could not be written, 2 on usage
-errors.
+errors, 130 when interrupted (Ctrl-C: the results found so far and the summary are written).
 `;
 
 export interface ScanArgs {
@@ -28,7 +28,7 @@ export class UsageError extends Error {}
 export function parseScanArgs(argv: string[]): ScanArgs | 'help' {
   const rules: string[] = [];
   let events: string | undefined;
-  let pipeline = 'sigma-native';
+  let pipeline: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
@@ -50,10 +50,12 @@ export function parseScanArgs(argv: string[]): ScanArgs | 'help' {
     } else if (name === '--events') {
       if (events !== undefined) throw new UsageError('--events given twice');
       events = value();
-    } else if (name === '--pipeline') pipeline = value();
-    else throw new UsageError(`unknown argument '${arg}'`);
+    } else if (name === '--pipeline') {
+      if (pipeline !== undefined) throw new UsageError('--pipeline given twice');
+      pipeline = value();
+    } else throw new UsageError(`unknown argument '${arg}'`);
   }
   if (rules.length === 0) throw new UsageError('--rules is required');
   if (events === undefined) throw new UsageError('--events is required');
-  return { rules, events, pipeline };
+  return { rules, events, pipeline: pipeline ?? 'sigma-native' };
 }

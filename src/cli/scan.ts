@@ -22,8 +22,14 @@ const MAX_REPORTED_BAD_LINES = 20;
 /** Bytes read from an events file at a time. */
 const READ_CHUNK = 1 << 20;
 
+/** Control characters (from event lines quoted in messages) written as escapes: a log line must not
+ * drive the terminal. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
+
 function say(text: string): void {
-  process.stderr.write(`vigil scan: ${text}\n`);
+  const safe = text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  process.stderr.write(`vigil scan: ${safe}\n`);
 }
 
 /** Why the events input cannot be read (null when it can be opened): a missing file, a directory. */
@@ -93,10 +99,23 @@ export async function scan(argv: string[]): Promise<number> {
   const skip = (why: string): void => {
     if (++bad <= MAX_REPORTED_BAD_LINES) say(`line ${lineNo + 1} (event ${lineNo}): ${why}; skipped`);
   };
+  // A line that is not UTF-8 (a log written in a legacy code page) is still scanned, and reported.
+  let mangled = 0;
+  const invalidUtf8 = (n: number): void => {
+    if (++mangled <= MAX_REPORTED_BAD_LINES) say(`line ${n + 1} (event ${n}): not valid UTF-8; its invalid bytes are read as U+FFFD`);
+  };
+  // Ctrl-C ends the scan like the end of the input: what was found is written, with the summary.
+  let interrupted = false;
+  const interrupt = (): void => {
+    interrupted = true;
+    input.destroy();
+  };
+  process.once('SIGINT', interrupt);
   const scanStart = performance.now();
   try {
-    for await (const batch of ndjsonBatches(input)) {
+    for await (const batch of ndjsonBatches(input, MAX_LINE_CHARS, invalidUtf8)) {
       for (const line of batch) {
+        if (interrupted) break;
         lineNo++;
         if (line === null) {
           skip(`longer than ${MAX_LINE_CHARS} characters`);
@@ -133,10 +152,17 @@ export async function scan(argv: string[]): Promise<number> {
         }
         if (out.closed) break;
       }
-      if (out.closed) break;
+      // Results are written as the input is read, not held back: a rare match shows while a long or
+      // endless input (`tail -f`) is still being read.
+      await out.flush();
+      if (out.closed || interrupted) break;
     }
   } catch (e) {
-    if (inputError === null) throw e; // not a read error: a fault of the scan itself
+    if (!interrupted && inputError === null) throw e; // not a read error: a fault of the scan itself
+    if (interrupted) inputError = null;
+  }
+  process.removeListener('SIGINT', interrupt);
+  if (inputError !== null) {
     await out.end();
     say(`cannot read events: ${(inputError as Error).message}`);
     return 1;
@@ -145,19 +171,26 @@ export async function scan(argv: string[]): Promise<number> {
   const seconds = (performance.now() - scanStart) / 1000;
   const rate = seconds > 0 ? Math.round(events / seconds) : events;
   if (bad > MAX_REPORTED_BAD_LINES) say(`... ${bad - MAX_REPORTED_BAD_LINES} more bad lines not shown`);
+  if (mangled > MAX_REPORTED_BAD_LINES) say(`... ${mangled - MAX_REPORTED_BAD_LINES} more lines that are not valid UTF-8 not shown`);
   // Rules that match an empty event were named before the scan (catalog-warnings.ts).
   const broadWarning = broad.warning(events, catalog.rules.map((r) => r.title), new Set(catalog.index.match({})));
   if (broadWarning !== null) say(`warning: ${broadWarning}`);
-  const stopped = !out.closed ? '' : ` (stopped at line ${lineNo + 1}: ${out.failure ? 'results could not be written' : 'the output was closed'})`;
+  const stopped = interrupted
+    ? ` (interrupted at line ${lineNo + 1})`
+    : !out.closed
+      ? ''
+      : ` (stopped at line ${lineNo + 1}: ${out.failure ? 'results could not be written' : 'the output was closed'})`;
   const filters = catalog.filters ? ` and ${catalog.filters} filters` : '';
   say(
-    `${events} events scanned${stopped} (${bad} bad lines skipped), ${catalog.rules.length} rules${filters} loaded in ${Math.round(loadMs)} ms, ` +
+    `${events} events scanned${stopped} (${bad} bad lines skipped${mangled ? `, ${mangled} lines not valid UTF-8` : ''}), ` +
+      `${catalog.rules.length} rules${filters} loaded in ${Math.round(loadMs)} ms, ` +
       `${rejected.length} rules rejected, ${matches} matches, ${rate} events/s`,
   );
   if (out.failure) {
     say(`cannot write results: ${out.failure.message}`);
     return 1;
   }
+  if (interrupted) return 130;
   // Every non-blank line is an event or a bad line.
   if (bad > 0 && events === 0) {
     say('no line of the input was a JSON object: newline-delimited JSON (one event per line) is expected');

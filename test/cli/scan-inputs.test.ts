@@ -146,3 +146,48 @@ test('a rule that matched at least 90% of 100 or more events is named in a warni
   assert.match(both.stderr, /warning: 1 rules match an event that holds none of their fields \('Not Zeek'\)/);
   assert.match(both.stderr, /warning: 1 rules matched at least 90% of the events \('Whoami'\)/);
 });
+
+test('results are written as the input is read, and Ctrl-C writes what was found with the summary (exit 130)', async () => {
+  const { spawn } = await import('node:child_process');
+  const { vigilArgv } = await import('./vigil-process.js');
+  const { repoRoot } = await import('../sigma/corpus-helpers.js');
+  const p = spawn(process.execPath, vigilArgv(['scan', '--rules', rule, '--events', '-']), { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  p.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  p.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const closed = new Promise<number | null>((resolve) => p.on('close', (code) => resolve(code)));
+  // The input stays open: the match must show before it ends.
+  p.stdin.write(`${miss}\n${hit}\n`);
+  const deadline = Date.now() + 60_000;
+  while (!out.includes('"event":1') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(eventsOf(out), [1], err);
+  p.kill('SIGINT');
+  const code = await closed;
+  assert.equal(code, 130, err);
+  assert.match(err, /2 events scanned \(interrupted at line 2\)/);
+  assert.deepEqual(eventsOf(out), [1]);
+});
+
+test('control characters of a quoted event line are escaped in messages; --pipeline given twice is a usage error', async () => {
+  const r = await vigil(['scan', '--rules', rule, '--events', '-'], 'x\x1b]0;title\x07\x1b[31mRED\n');
+  assert.equal(r.code, 1);
+  assert.ok(![...r.stderr].some((c) => c !== '\n' && (c < ' ' || c === '\x7f')), r.stderr);
+  assert.match(r.stderr, /\\x1b\]0;title\\x07\\x1b\[31mRED/);
+  const twice = await vigil(['scan', '--rules', rule, '--events', '-', '--pipeline', 'nope', '--pipeline', 'sigma-native'], hit);
+  assert.equal(twice.code, 2);
+  assert.match(twice.stderr, /--pipeline given twice/);
+});
+
+test('invalid UTF-8: an event line is scanned and reported, a rule file is refused', async () => {
+  const events = Buffer.concat([Buffer.from('{"CommandLine":"whoami \xff'.replace('\xff', ''), 'utf8'), Buffer.from([0xff, 0xfe]), Buffer.from(`"}\n${hit}\n`)]);
+  const r = await vigil(['scan', '--rules', rule, '--events', file('latin.ndjson', events)]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(eventsOf(r.stdout), [0, 1]);
+  assert.match(r.stderr, /line 1 \(event 0\): not valid UTF-8; its invalid bytes are read as U\+FFFD/);
+  assert.match(r.stderr, /2 events scanned \(0 bad lines skipped, 1 lines not valid UTF-8\)/);
+  const bad = file('latin.yml', Buffer.concat([Buffer.from('title: caf'), Buffer.from([0xe9]), Buffer.from(whoami().slice('title: Whoami'.length))]));
+  const rr = await vigil(['scan', '--rules', bad, rule, '--events', '-'], `${hit}\n`);
+  assert.equal(rr.code, 0, rr.stderr);
+  assert.match(rr.stderr, /rule rejected: .*latin\.yml: not valid UTF-8 text/);
+});
