@@ -152,3 +152,16 @@ test('ecs-windows and winlogbeat-raw take the channels of pySigma services thor.
     assert.equal(m.match({ winlog: { channel: 'Other' }, host: { name: 'h' } }), false, preset);
   }
 });
+
+test("ecs-windows follows pySigma's table: its other names, and the Security and network mappings only for those log sources", () => {
+  const ecs = getPreset('ecs-windows');
+  assert.equal(compile(`sel:\n    NewProcessId: 42\ncondition: sel`, ecs).match({ process: { pid: 42 } }), true);
+  assert.equal(compile(`sel:\n    WorkstationName: ws1\ncondition: sel`, ecs).match({ source: { domain: 'ws1' } }), true);
+  const logon = `sel:\n    SubjectLogonId: '0x3e7'\ncondition: sel`;
+  assert.equal(compile(logon, ecs, 'product: windows\n    service: security').match({ winlog: { channel: 'Security', logon: { id: '0x3e7' } } }), true);
+  assert.equal(compile(logon, ecs, 'product: windows\n    service: system').match({ winlog: { channel: 'System', event_data: { SubjectLogonId: '0x3e7' } } }), true);
+  const proto = `sel:\n    Protocol: tcp\ncondition: sel`;
+  const sysmon3 = { event: { code: 3 }, winlog: { channel: 'Microsoft-Windows-Sysmon/Operational' } };
+  assert.equal(compile(proto, ecs, 'category: network_connection\n    product: windows').match({ ...sysmon3, network: { transport: 'tcp' } }), true);
+  assert.equal(compile(proto, ecs).match({ winlog: { event_data: { Protocol: 'tcp' } } }), true);
+});

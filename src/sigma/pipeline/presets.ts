@@ -32,8 +32,6 @@ const ECS_WINDOWS: Record<string, string[]> = {
   DestinationIp: ['destination.ip'],
   DestinationPort: ['destination.port'],
   DestinationHostname: ['destination.domain'],
-  Protocol: ['network.transport'],
-  Initiated: ['network.direction'],
   DestinationPortName: ['network.protocol'],
   TargetObject: ['registry.path'],
   QueryName: ['dns.question.name'],
@@ -43,12 +41,8 @@ const ECS_WINDOWS: Record<string, string[]> = {
   SourceThreadId: ['process.thread.id'],
   User: ['user.name'],
   AccountName: ['user.name'],
-  SubjectDomainName: ['user.domain'],
   TargetDomainName: ['user.domain'],
   AccountDomain: ['user.domain'],
-  SubjectUserSid: ['user.id'],
-  SubjectLogonId: ['winlog.logon.id'],
-  TargetLogonId: ['winlog.logon.id'],
   IpAddress: ['source.ip'],
   ClientAddress: ['source.ip'],
   IpPort: ['source.port'],
@@ -62,6 +56,32 @@ const ECS_WINDOWS: Record<string, string[]> = {
   ScriptBlockText: ['powershell.file.script_block_text'],
   Payload: ['powershell.file.script_block_text'],
   HostApplication: ['process.command_line'],
+  // The rest of pySigma's ecs_windows table (Sysmon, PowerShell and Security names).
+  SourceProcessGuid: ['process.entity_id'],
+  Destination: ['process.executable'],
+  IsExecutable: ['sysmon.file.is_executable'],
+  Archived: ['sysmon.file.archived'],
+  CommandName: ['powershell.command.name'],
+  CommandPath: ['powershell.command.path'],
+  CommandType: ['powershell.command.type'],
+  HostId: ['process.entity_id'],
+  HostName: ['process.title'],
+  NewEngineState: ['powershell.engine.new_state'],
+  PipelineId: ['powershell.pipeline_id'],
+  PreviousEngineState: ['powershell.engine.previous_state'],
+  RunspaceId: ['powershell.runspace_id'],
+  SequenceNumber: ['event.sequence'],
+  NewProviderState: ['powershell.provider.new_state'],
+  ProviderName: ['powershell.provider.name'],
+  MessageNumber: ['powershell.sequence'],
+  MessageTotal: ['powershell.total'],
+  ScriptBlockId: ['powershell.file.script_block_id'],
+  ClientName: ['source.domain'],
+  DestAddress: ['destination.ip'],
+  DestPort: ['destination.port'],
+  NewProcessId: ['process.pid'],
+  SourceAddress: ['source.ip'],
+  WorkstationName: ['source.domain'],
 };
 
 /** ecs_windows mappings that depend on the log source (log-shippers.md §2); outside these log sources the
@@ -74,10 +94,15 @@ const PE_FIELDS: Record<string, string> = {
   FileVersion: 'file_version',
 };
 const peFields = (prefix: string): Record<string, string[]> => Object.fromEntries(Object.entries(PE_FIELDS).map(([f, ecs]) => [f, [`${prefix}${ecs}`]]));
-const POWERSHELL_CLASSIC = { CommandLine: ['powershell.command.value'] };
+const POWERSHELL_CLASSIC = {
+  CommandLine: ['powershell.command.value'],
+  EngineVersion: ['powershell.engine.version'],
+  HostVersion: ['powershell.process.executable_version'],
+};
 const ECS_WINDOWS_SCOPED: NonNullable<Pipeline['scopedFieldMappings']> = [
   { logsource: { category: 'process_creation', product: 'windows' }, mappings: { ...peFields('process.pe.'), CommandLine: ['process.command_line'] } },
   { logsource: { category: 'image_load', product: 'windows' }, mappings: peFields('file.pe.') },
+  { logsource: { category: 'network_connection', product: 'windows' }, mappings: { Protocol: ['network.transport'], Initiated: ['network.direction'] } },
   { logsource: { product: 'windows', service: 'powershell-classic' }, mappings: POWERSHELL_CLASSIC },
   ...['ps_classic_start', 'ps_classic_provider_start', 'ps_classic_script'].map((category) => ({ logsource: { category, product: 'windows' }, mappings: POWERSHELL_CLASSIC })),
   {
@@ -85,6 +110,10 @@ const ECS_WINDOWS_SCOPED: NonNullable<Pipeline['scopedFieldMappings']> = [
     mappings: {
       CommandLine: ['process.command_line'],
       SubjectUserName: ['user.name'],
+      SubjectDomainName: ['user.domain'],
+      SubjectUserSid: ['user.id'],
+      SubjectLogonId: ['winlog.logon.id'],
+      TargetLogonId: ['winlog.logon.id'],
       // Only the Security channel's service events (4697) carry ServiceName as service.name; a System 7045
       // keeps it under winlog.event_data.
       ServiceName: ['service.name', 'winlog.event_data.ServiceName'],
