@@ -2,11 +2,12 @@
 // or stdin) through the candidate index, prints one JSON line per match to stdout and a summary to stderr.
 // Promises: rules that fail to load (a --rules path that does not exist among them) and event lines that
 // cannot be scanned (not JSON, not an object, nested too deeply, too long) are reported and skipped;
-// memory stays flat whatever the size of the events file (bounded lines, stdout backpressure); exit 0 on
-// success, 2 on usage errors (with a message), 1 when the events cannot be read, no rule loaded, no line
-// of a non-empty input was an event, or results could not be written. Messages about lines give the
-// 1-based line with its 0-based event number (the `event` of the results). Under a pipeline that reads
-// flat Windows events, events in evtx_dump's shape are flattened first.
+// memory stays flat whatever the size of the events file (bounded lines, stdout backpressure); results
+// are written as each chunk of input is scanned; exit 0 on success, 2 on usage errors (with a message), 1
+// when the events cannot be read, no rule loaded, no line of a non-empty input was an event, or results
+// could not be written, 130 on Ctrl-C (after writing what was found and the summary). Messages about
+// lines give the 1-based line with its 0-based event number (the `event` of the results). Under a pipeline
+// that reads flat Windows events, events in evtx_dump's shape are flattened first.
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { buildCatalog, EventTooDeepError, flattenWindowsEvent, getPreset, isEvtxDump, listPresets } from '../sigma/index.js';
