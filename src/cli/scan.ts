@@ -100,10 +100,12 @@ export async function scan(argv: string[]): Promise<number> {
   const skip = (why: string): void => {
     if (++bad <= MAX_REPORTED_BAD_LINES) say(`line ${lineNo + 1} (event ${lineNo}): ${why}; skipped`);
   };
-  // A line that is not UTF-8 (a log written in a legacy code page) is still scanned, and reported.
+  // A line that is not UTF-8 (a log written in a legacy code page) is still scanned, and reported in its
+  // turn (the reader finds it when it cuts the batch, before the lines ahead of it are scanned).
   let mangled = 0;
+  const notUtf8: number[] = [];
   const invalidUtf8 = (n: number): void => {
-    if (++mangled <= MAX_REPORTED_BAD_LINES) say(`line ${n + 1} (event ${n}): not valid UTF-8; its invalid bytes are read as U+FFFD`);
+    notUtf8.push(n);
   };
   // Ctrl-C ends the scan like the end of the input: what was found is written, with the summary.
   let interrupted = false;
@@ -118,6 +120,10 @@ export async function scan(argv: string[]): Promise<number> {
       for (const line of batch) {
         if (interrupted) break;
         lineNo++;
+        if (notUtf8.length && notUtf8[0] === lineNo) {
+          notUtf8.shift();
+          if (++mangled <= MAX_REPORTED_BAD_LINES) say(`line ${lineNo + 1} (event ${lineNo}): not valid UTF-8; its invalid bytes are read as U+FFFD`);
+        }
         if (line === null) {
           skip(`longer than ${MAX_LINE_CHARS} characters`);
           continue;
