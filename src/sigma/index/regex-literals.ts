@@ -7,7 +7,8 @@
 // (`-(W|R)` gives `-w`, `-r`; at most MAX_ALTERNATIVES literals), and skips other groups, classes, escapes
 // that are classes and anchors entirely. Runs also stop at non-ASCII characters. Under a case-insensitive
 // regex an ASCII letter may match a non-ASCII one (RE2 matches `k` with the Kelvin sign and `s` with the
-// long s), which foldCase maps to that ASCII letter, so the literals hold there too.
+// long s), which foldCase maps to that ASCII letter, so the literals hold there too. The pattern is read in
+// its canonical spelling (python-syntax.ts); a pattern Python refuses has no literals.
 import { foldCase } from '../case-fold.js';
 import { repetitionAt } from '../regex/python-repeat.js';
 import { canonicalRegex } from '../regex/python-syntax.js';
@@ -56,41 +57,12 @@ function quantifier(src: string, i: number): { len: number; optional: boolean } 
   return { len, optional };
 }
 
-/** Index just after the escape that starts at `i` (src[i] is a backslash): a letter or digit escape
- * takes its arguments along (`\x41`, `\u{1F600}`, `\p{Lu}`, `\101`, `\k<name>`, `\Q…\E`), so that they
- * are never read as literal text; taking too much only shortens a literal. */
+/** Index just after the escape that starts at `i` (src[i] is a backslash) of a canonical pattern
+ * (python-syntax.ts): `\xHH` and `\uXXXX` take their hex digits along, so that they are never read as
+ * literal text; every other escape is two characters. */
 function escapeEnd(src: string, i: number): number {
   const e = src[i + 1];
-  const k = i + 2;
-  const braced = (open: string, close: string): number => {
-    if (src[k] !== open) return -1;
-    const end = src.indexOf(close, k + 1);
-    return end < 0 ? src.length : end + 1;
-  };
-  const run = (re: RegExp, max: number): number => {
-    let n = 0;
-    while (n < max && k + n < src.length && re.test(src[k + n])) n++;
-    return k + n;
-  };
-  switch (e) {
-    case 'x':
-    case 'u':
-      return braced('{', '}') >= 0 ? braced('{', '}') : run(/[0-9A-Fa-f]/, e === 'x' ? 2 : 4);
-    case 'p':
-    case 'P':
-    case 'N':
-      return braced('{', '}') >= 0 ? braced('{', '}') : k + 1;
-    case 'c':
-      return k + 1;
-    case 'k':
-      return Math.max(braced('<', '>'), braced('{', '}'), braced("'", "'"), k);
-    case 'Q': {
-      const end = src.indexOf('\\E', k);
-      return end < 0 ? src.length : end + 2;
-    }
-    default:
-      return /[0-9]/.test(e) ? run(/[0-9]/, Infinity) : k;
-  }
+  return i + (e === 'x' ? 4 : e === 'u' ? 6 : 2);
 }
 
 /** At most this many literals are carried through groups of alternatives (`(W|R)` doubles them). */

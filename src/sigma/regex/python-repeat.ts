@@ -1,6 +1,7 @@
 // Python's reading of a brace in a regular expression: a repetition `{m}`, `{m,}`, `{m,n}`, or, without a
-// minimum, `{,n}` and `{,}` (from zero); any other brace is text. Shared by the RE2 translation, the index's
-// required literals and the Lucene translation, so that the three read a pattern alike.
+// minimum, `{,n}` and `{,}` (from zero); any other brace is text. Used by the index's required literals and
+// the Lucene translation on canonical patterns (python-syntax.ts writes every repetition with its minimum
+// and escapes literal braces), so that they read a repetition as the matcher does.
 const BRACES = /\{(\d*)(,\d*)?\}/y;
 
 export interface Repetition {

@@ -1,13 +1,10 @@
-// Python's regular expression syntax in RE2's: what a Sigma `re` value means (the reference semantics read it
-// with Python's `re`) spelled so that RE2 runs it the same way, where RE2 can. Promises: the translation
-// changes only `\uXXXX`, `\Z`, an unescaped `$` outside multiline mode, the classes `\d`, `\w`, `\s` and
-// their negations (`\w` and `\W` are never folded by `i`; a positive class holding `\W` or `\S` becomes an
-// alternation, a negated one is refused), Python's `{,n}` and `{,}` repetitions and a `[` inside brackets
-// (a character: Python has no POSIX classes); everything else is copied as written. The input is the
-// canonical spelling of python-syntax.ts.
-import { repetitionAt } from './python-repeat.js';
-
-const UNICODE_ESCAPE = /u(?:([0-9A-Fa-f]{4})|\{([0-9A-Fa-f]{1,6})\})/y;
+// A Sigma `re` value in RE2's syntax: the canonical spelling of python-syntax.ts (Python's reading, already
+// checked: repetitions written with their minimum, literal brackets and braces escaped, no comments or
+// inline flags) turned into what RE2 runs the same way, where RE2 can. Promises: the translation changes
+// only `\uXXXX` (a lone surrogate), `\Z`, an unescaped `$` outside multiline mode, and the classes `\d`,
+// `\w`, `\s` and their negations (`\w` and `\W` are never folded by `i`; a positive class holding `\W` or
+// `\S` becomes an alternation, a negated one is refused); everything else is copied as written.
+const UNICODE_ESCAPE = /u([0-9A-Fa-f]{4})/y;
 
 /** Python's Unicode classes in RE2's syntax: \d any decimal digit (also JavaScript's with the `u` flag), \w
  * any letter, number or `_`, \s what str.isspace() accepts. */
@@ -24,11 +21,11 @@ const UNICODE_CLASS: Record<string, string> = {
   s: `[${SPACE}]`,
   S: `[^${SPACE}]`,
 };
-/** `\uXXXX` or `\u{X…}` at source[i] (the backslash) in RE2's spelling, with its length after the backslash. */
+/** `\uXXXX` at source[i] (the backslash) in RE2's spelling, with its length after the backslash. */
 function unicodeEscape(source: string, i: number): { text: string; length: number } | null {
   UNICODE_ESCAPE.lastIndex = i + 1;
   const u = UNICODE_ESCAPE.exec(source);
-  return u ? { text: `\\x{${u[1] ?? u[2]}}`, length: u[0].length } : null;
+  return u ? { text: `\\x{${u[1]}}`, length: u[0].length } : null;
 }
 
 /** Inside a class the positive forms (and \D) are spelled in place; `\W` and `\S` are taken out of the
@@ -44,14 +41,11 @@ function classClause(source: string, start: number): { text: string; end: number
   let out = '[';
   const negated = source[i] === '^';
   if (negated) out += source[i++];
-  // A ']' first in a class (after an optional '^') is a literal.
-  if (source[i] === ']') out += '\\' + source[i++];
   const extra: string[] = [];
   for (; i < source.length && source[i] !== ']'; i++) {
     const c = source[i];
     if (c !== '\\') {
-      // Python has no POSIX classes: `[[:alpha:]]` is a set holding `[`, `:`, `a`… then a `]`.
-      out += c === '[' ? '\\[' : c;
+      out += c;
       continue;
     }
     const u = unicodeEscape(source, i);
@@ -71,11 +65,10 @@ function classClause(source: string, start: number): { text: string; end: number
   return { text, end: i + 1 };
 }
 
-/** The pattern in RE2's syntax, read as Python's `re` reads it: `\uXXXX` and `\u{X…}` are characters
- * (RE2 spells them `\x{…}`), `\Z` is the end of the text (`\z`), outside multiline mode `$` also
- * matches before a newline that ends the text (RE2's `$` is the very end), and `\d`, `\w`, `\s` are
- * Unicode classes (RE2's are ASCII; `\b` stays ASCII, RE2 has no other). Other escapes and character
- * classes are copied as they are. */
+/** The canonical pattern in RE2's syntax: `\uXXXX` is a character (RE2 spells it `\x{…}`), `\Z` is the end
+ * of the text (`\z`), outside multiline mode `$` also matches before a newline that ends the text (RE2's
+ * `$` is the very end), and `\d`, `\w`, `\s` are Unicode classes (RE2's are ASCII; `\b` stays ASCII, RE2
+ * has no other). Other escapes are copied as they are. */
 export function re2Source(source: string, multiline: boolean): string {
   let out = '';
   for (let i = 0; i < source.length; i++) {
@@ -89,13 +82,6 @@ export function re2Source(source: string, multiline: boolean): string {
         const e = source[++i] ?? '';
         out += UNICODE_CLASS[e] ?? (e === 'Z' ? '\\z' : c + e);
       }
-      continue;
-    }
-    if (c === '{') {
-      // Written with its minimum: RE2 reads `{,n}` as text.
-      const r = repetitionAt(source, i);
-      out += r ? `{${r.min}${r.rest}}` : c;
-      if (r) i += r.length - 1;
     } else if (c === '[') {
       const clause = classClause(source, i);
       out += clause.text;
