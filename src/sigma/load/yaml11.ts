@@ -149,14 +149,18 @@ export function loadYaml(text: string, maxBytes = MAX_DOCUMENT_BYTES): YamlLoadR
     const fast = fastYaml(source);
     if (fast !== null) return { ok: true, documents: [fast] };
   }
-  return loadYamlFull(source, maxBytes);
+  return parseStream(source);
 }
 
 /** Parse every document of a YAML text with the general parser. */
 export function loadYamlFull(text: string, maxBytes = MAX_DOCUMENT_BYTES): YamlLoadResult {
   const big = tooLarge(text, maxBytes) ?? unacceptable(text);
-  if (big) return big;
-  const source = normaliseBreaks(text);
+  return big ?? parseStream(normaliseBreaks(text));
+}
+
+/** The general parser on a text whose size and characters were checked and whose line breaks are
+ * normalised. */
+function parseStream(source: string): YamlLoadResult {
   if (moreDocumentsThan(source, MAX_DOCUMENTS)) return { ok: false, kind: 'size', message: `the text holds more than ${MAX_DOCUMENTS} YAML documents` };
   try {
     const lines = new LineCounter();
