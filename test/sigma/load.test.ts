@@ -143,6 +143,33 @@ test('a comment ends a plain scalar: a continuation line after it is an error', 
   assert.deepEqual(loadYaml('a: b # c\nd: e\n'), { ok: true, documents: [{ a: 'b', d: 'e' }] });
 });
 
+
+test('a comment right after a closing quote or bracket is a comment, as PyYAML reads it', () => {
+  assert.deepEqual(loadYaml("a: 'x'#note\nb: \"y\"#note\n"), { ok: true, documents: [{ a: 'x', b: 'y' }] });
+  assert.deepEqual(loadYaml('a: [1, 2]#note\nb: {c: d}#note\n'), { ok: true, documents: [{ a: [1, 2], b: { c: 'd' } }] });
+  assert.deepEqual(loadYaml("- 'x'#note\n- y\n"), { ok: true, documents: [['x', 'y']] });
+  // Elsewhere a `#` needs a space before it to start a comment: PyYAML refuses these too.
+  for (const text of ['a: |#note\n  x\n', 'a: &x#note 1\n']) assert.equal(loadYaml(text).ok, false, text);
+  assert.deepEqual(loadYaml('a: b#c\n'), { ok: true, documents: [{ a: 'b#c' }] });
+});
+
+test('an anchor defined twice in a document or with a name PyYAML cannot read, and a list or mapping as a key, are refused as PyYAML refuses them', () => {
+  const twice = loadYaml('a: &x 1\nb:\n  c: &x 2\nd: *x\n');
+  assert.ok(!twice.ok && twice.kind === 'yaml', JSON.stringify(twice));
+  assert.equal(twice.message, "YAML syntax error (line 3, column 6): found duplicate anchor 'x' (first defined at line 1, column 4)");
+  // Anchors belong to their document.
+  assert.deepEqual(loadYaml('a: &x 1\n---\nb: &x 2\n'), { ok: true, documents: [{ a: 1 }, { b: 2 }] });
+  for (const text of ['? [a, b]\n: 1\n', 'k: {[a]: 1}\n', 'k:\n  ? {a: 1}\n  : 2\n']) {
+    const r = loadYaml(text);
+    assert.ok(!r.ok && /found unhashable key/.test(r.message), `${text}: ${JSON.stringify(r)}`);
+  }
+  const rule = parseRule(base.replace('detection:', 'x: &a 1\ny: &a 2\ndetection:'));
+  assert.ok(!rule.ok && rule.kind === 'yaml' && rule.message.includes("found duplicate anchor 'a'"), JSON.stringify(rule));
+  // PyYAML's anchor names are ASCII letters, digits, '-' and '_'.
+  const name = loadYaml('a: &x.y 1\nb: *x.y\n');
+  assert.ok(!name.ok && name.message === "YAML syntax error (line 1, column 4): the anchor name 'x.y' may hold only ASCII letters, digits, '-' and '_'", JSON.stringify(name));
+  assert.deepEqual(loadYaml('a: &Az_09- 1\nb: *Az_09-\n'), { ok: true, documents: [{ a: 1, b: 1 }] });
+});
 test('large maps and streams load in linear time; aliases, documents and nesting are bounded', () => {
   // 30,000 keys through the general parser (the `---` keeps the fast reader out): duplicate keys are
   // found with a set, not by comparing every pair.

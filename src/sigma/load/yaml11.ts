@@ -4,13 +4,15 @@
 // resolvers (null, bool, int, float; timestamps stay as their text), so `00000429` stays a string; the
 // standard scalar tags (`!!str`, `!!int`, …) build what PyYAML builds and other tags are refused
 // (yaml11-scalars.ts). Line breaks are PyYAML's: CR LF, a lone CR and NEL (U+0085) are each one line feed.
-// Aliases are expanded under a strict budget (alias bombs are refused); inputs over 1 MiB, streams of
-// more than MAX_DOCUMENTS documents and characters PyYAML's reader refuses (controls, lone surrogates) are
-// refused. Never throws; work is linear in the input. Texts in the plain Sigma subset take a fast
+// Anchors are PyYAML's (a name of ASCII letters, digits, `-`, `_`, defined once per document), keys are
+// scalars (a list or mapping key is refused, as PyYAML cannot hash it), and a comment may follow a closing
+// quote or bracket without a space. Aliases are expanded under a strict budget (alias bombs are refused);
+// inputs over 1 MiB, streams of more than MAX_DOCUMENTS documents and characters PyYAML's reader refuses
+// (controls, lone surrogates) are refused. Never throws; work is linear in the input. Texts in the plain Sigma subset take a fast
 // single-pass reader (fast-yaml.ts) that yields exactly the same value; anything else goes through the
 // general parser (`loadYamlFull`).
-import { LineCounter, parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar } from 'yaml';
-import type { Document, Node as YamlNode } from 'yaml';
+import { LineCounter, parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar, visit } from 'yaml';
+import type { Document, Node as YamlNode, YAMLError } from 'yaml';
 import { fastYaml } from './fast-yaml.js';
 import { resolvePlainScalar, taggedScalar, YamlValueError } from './yaml11-scalars.js';
 
@@ -84,7 +86,11 @@ function convert(node: unknown, doc: Document, conversion: Conversion, viaAlias:
     const out: Record<string, YamlValue> = {};
     for (const pair of node.items) {
       const key = convert(pair.key as YamlNode, doc, conversion, viaAlias);
-      const keyText = key === null ? '' : typeof key === 'object' ? JSON.stringify(key) : String(key);
+      // As in PyYAML, a key is a scalar: a list or a mapping cannot be a key of a Python dict.
+      if (key !== null && typeof key === 'object') {
+        throw new LoadError(`YAML value error${conversion.where((pair.key as YamlNode | null)?.range?.[0])}: found unhashable key (a list or a mapping cannot be a mapping key)`);
+      }
+      const keyText = key === null ? '' : String(key);
       if (Object.prototype.hasOwnProperty.call(out, keyText)) {
         throw new LoadError(`YAML syntax error${conversion.where((pair.key as YamlNode | null)?.range?.[0])}: Map keys must be unique ("${keyText}" is repeated)`);
       }
@@ -139,6 +145,42 @@ function unacceptable(source: string): YamlLoadResult | null {
   return { ok: false, kind: 'yaml', message: `YAML syntax error (${where}): unacceptable character #x${code}: special characters are not allowed` };
 }
 
+/** Whether the parser's error `e` is about something PyYAML reads without complaint: a comment right after
+ * a closing quote or bracket (`'x'#note`, `[a]#note`), which PyYAML takes as a comment as the parser
+ * does, only the parser also objects to the missing space. */
+function pyyamlReads(e: YAMLError, source: string): boolean {
+  const at = e.pos[0];
+  return e.code === 'MISSING_CHAR' && source.charCodeAt(at) === 0x23 && /['"\]}]/.test(source.charAt(at - 1)) && e.message.startsWith('Comments must be separated');
+}
+
+/** PyYAML's anchor names: ASCII letters, digits, `-` and `_`. */
+const ANCHOR_NAME = /^[0-9A-Za-z_-]+$/;
+
+/** What PyYAML refuses in a document's anchors (a name it cannot read, an anchor defined twice), or null. */
+function anchorProblem(doc: Document, source: string, conversion: Conversion): string | null {
+  if (!source.includes('&')) return null;
+  const first = new Map<string, number | undefined>();
+  let message: string | null = null;
+  visit(doc, (_key, node) => {
+    const anchor = (node as { anchor?: string } | null)?.anchor;
+    if (!anchor) return undefined;
+    // The node's range starts after its properties: the anchor is the last `&name` before it.
+    const start = (node as YamlNode).range?.[0];
+    const at = start === undefined ? undefined : source.lastIndexOf(`&${anchor}`, start);
+    if (!ANCHOR_NAME.test(anchor)) {
+      message = `YAML syntax error${conversion.where(at)}: the anchor name '${anchor}' may hold only ASCII letters, digits, '-' and '_'`;
+    } else if (first.has(anchor)) {
+      const was = conversion.where(first.get(anchor)).replace(/^ \(|\)$/g, '');
+      message = `YAML syntax error${conversion.where(at)}: found duplicate anchor '${anchor}'${was ? ` (first defined at ${was})` : ''}`;
+    } else {
+      first.set(anchor, at);
+      return undefined;
+    }
+    return visit.BREAK;
+  });
+  return message;
+}
+
 /** Parse every document of a YAML text (the fast reader when the text allows it, else the full parser). */
 export function loadYaml(text: string, maxBytes = MAX_DOCUMENT_BYTES): YamlLoadResult {
   const big = tooLarge(text, maxBytes) ?? unacceptable(text);
@@ -173,7 +215,7 @@ function parseStream(source: string): YamlLoadResult {
       if (end - start > MAX_DOCUMENT_BYTES && Buffer.byteLength(source.slice(start, end), 'utf8') > MAX_DOCUMENT_BYTES) {
         return { ok: false, kind: 'size', message: `document is larger than ${MAX_DOCUMENT_BYTES} bytes (1 MiB)` };
       }
-      const err = doc.errors[0];
+      const err = doc.errors.find((e) => !pyyamlReads(e, source));
       if (err) {
         const pos = err.linePos?.[0];
         const where = pos ? ` (line ${pos.line}, column ${pos.col})` : '';
@@ -181,7 +223,10 @@ function parseStream(source: string): YamlLoadResult {
         const what = /Maximum call stack size exceeded/.test(err.message) ? NESTED_TOO_DEEPLY : firstLine(err.message);
         return { ok: false, kind: 'yaml', message: `YAML syntax error${where}: ${what}` };
       }
-      out.push(convert(doc.contents, doc, new Conversion(lines, source), false));
+      const conversion = new Conversion(lines, source);
+      const anchors = anchorProblem(doc, source, conversion);
+      if (anchors) return { ok: false, kind: 'yaml', message: anchors };
+      out.push(convert(doc.contents, doc, conversion, false));
     }
     return { ok: true, documents: out };
   } catch (e) {
