@@ -122,9 +122,12 @@ test('explicit tags build what PyYAML builds; tags without a constructor are ref
   }
 });
 
-test("PyYAML's line breaks: CR LF, a lone CR and NEL are line feeds", () => {
+test("PyYAML's line breaks: CR LF, a lone CR and NEL are line feeds; a leading byte order mark is dropped", () => {
   assert.deepEqual(loadYaml('a: 1\rb: 2\r'), { ok: true, documents: [{ a: 1, b: 2 }] });
   assert.deepEqual(loadYaml('a: x\u0085b: y\r\nc: f\r'), { ok: true, documents: [{ a: 'x', b: 'y', c: 'f' }] });
+  // A byte order mark starts the text whatever its first node is; elsewhere it is a character.
+  assert.deepEqual(loadYaml('\ufeff- a\n- b\n'), { ok: true, documents: [['a', 'b']] });
+  assert.deepEqual(loadYaml('a: 1\n---\n\ufeffb: 2\n'), { ok: true, documents: [{ a: 1 }, { '\ufeffb': 2 }] });
   const crlf = parseRule(base.replace(/\n/g, '\r\n'));
   assert.ok(crlf.ok && (crlf.rule.detection.sel as Record<string, unknown>).A === 'x');
 });

@@ -103,8 +103,10 @@ function convert(node: unknown, doc: Document, conversion: Conversion, viaAlias:
   return null;
 }
 
-/** PyYAML's line breaks: CR LF, a lone CR and NEL are each a line feed. */
-function normaliseBreaks(source: string): string {
+/** The text as PyYAML's scanner sees it: without a byte order mark at its start, and with CR LF, a lone CR
+ * and NEL each a line feed. */
+function normaliseBreaks(text: string): string {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   return /[\r\x85]/.test(source) ? source.replace(/\r\n?|\x85/g, '\n') : source;
 }
 
