@@ -206,6 +206,36 @@ test('validation order and paths: schema, then required attributes, then detecti
   else assert.fail('expected validation errors');
 });
 
+test('schema: related, name, taxonomy, license, fields, scope and dates are checked as the reference checks them', () => {
+  const errorsOf = (extra: string) => {
+    const r = parseRule(`${extra}\n${base}`);
+    return r.ok ? [] : r.kind === 'validation' ? r.errors : [{ field: '(yaml)', message: r.message }];
+  };
+  const good = [
+    'related:\n  - id: 0e8c2f3a-5b8e-4f0e-9c1d-2a3b4c5d6e7f\n    type: derived\n  - id: 1e8c2f3a-5b8e-4f0e-9c1d-2a3b4c5d6e7f\n    type: Obsolete',
+    'name: my_rule\ntaxonomy: sigma\nlicense: DRL-1.1\nfields:\n  - CommandLine\nscope:\n  - server',
+    'related: null\nfields: null',
+  ];
+  for (const extra of good) assert.deepEqual(errorsOf(extra), [], extra);
+  assert.deepEqual(errorsOf('related:\n  - 0e8c2f3a-5b8e-4f0e-9c1d-2a3b4c5d6e7f'), [{ field: 'related[0]', message: 'must be a map with an id and a type' }]);
+  assert.deepEqual(errorsOf('related:\n  - id: 0e8c2f3a\n    type: cousin'), [
+    { field: 'related[0].id', message: 'id must be a UUID' },
+    { field: 'related[0].type', message: 'type must be one of correlation, derived, merged, obsolete, renamed, similar' },
+  ]);
+  assert.deepEqual(errorsOf('related:\n  id: 0e8c2f3a-5b8e-4f0e-9c1d-2a3b4c5d6e7f'), [{ field: 'related', message: 'must be a list' }]);
+  assert.deepEqual(errorsOf('license:\n  - MIT'), [{ field: 'license', message: 'must be a string' }]);
+  assert.deepEqual(errorsOf('fields: CommandLine'), [{ field: 'fields', message: 'must be a list' }]);
+  assert.deepEqual(errorsOf('scope: server'), [{ field: 'scope', message: 'must be a list' }]);
+  for (const date of ["'2024-02-29'", '2024/2/9', "'2024/12/31'"]) assert.deepEqual(errorsOf(`date: ${date}`), [], date);
+  for (const date of ["'2023-02-29'", "'2024-13-01'", "'2024-00-10'", "'0999-01-01'", "'2024-1-5'", '2024/2/30', "'20240101'"]) {
+    assert.deepEqual(errorsOf(`modified: ${date}`), [{ field: 'modified', message: 'must be a date YYYY-MM-DD' }], date);
+  }
+  assert.deepEqual(errorsOf("name: ''\ntaxonomy: ''"), [
+    { field: 'taxonomy', message: 'must not be empty' },
+    { field: 'name', message: 'must not be empty' },
+  ]);
+});
+
 test('action: global collections are merged into each rule', () => {
   const text = `action: global\ntitle: G\nlevel: high\nlogsource:\n    product: windows\ndetection:\n    condition: sel\n---\ndetection:\n    sel:\n        A: 1\n---\ndetection:\n    sel:\n        B: 2\n`;
   const results = parseRules(text);

@@ -7,8 +7,20 @@ import { LEVELS, STATUSES } from '../rule.js';
 import type { FieldError, Level, Logsource, ParseResult, SigmaCorrelation, SigmaRule, Status } from '../rule.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DATE_RE = /^(\d{4}-\d{2}-\d{2}|\d{4}\/\d{1,2}\/\d{1,2})$/;
+/** Rule dates as the reference reads them: `YYYY-MM-DD`, or the older `YYYY/M/D`, years 1000 to 3999. */
+const DATE_RE = /^([1-3]\d{3})(?:-([01]\d)-([0-3]\d)|\/([01]?\d)\/([0-3]?\d))$/;
+
+/** Whether `text` is a rule date naming a day of the calendar (`2023-02-30` is not). */
+function isRuleDate(text: string): boolean {
+  const m = DATE_RE.exec(text);
+  if (m === null) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2] ?? m[4]), Number(m[3] ?? m[5])];
+  const d = new Date(Date.UTC(year, month - 1, day));
+  return month >= 1 && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
+}
 const TAG_RE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9._-]+$/;
+/** The relations a `related` entry may name (pySigma's SigmaRelatedType). */
+const RELATED_TYPES = ['correlation', 'derived', 'merged', 'obsolete', 'renamed', 'similar'];
 const CORRELATION_TYPES = ['event_count', 'value_count', 'temporal', 'temporal_ordered', 'value_sum', 'value_avg', 'value_percentile', 'value_median'];
 const TIMESPAN_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800, M: 2629746, y: 31556952 };
 
@@ -40,6 +52,32 @@ function optionalString(doc: Record<string, YamlValue>, key: string, errors: Fie
   }
   const s = String(v);
   if (s.length > max) errors.push({ field: key, message: `must be at most ${max} characters` });
+  return s;
+}
+
+/** `related`: a list of {id: UUID, type: one of RELATED_TYPES}, as the reference implementation checks it. */
+function checkRelated(v: YamlValue | undefined, errors: FieldError[]): void {
+  if (v === undefined || v === null) return;
+  if (!Array.isArray(v)) {
+    errors.push({ field: 'related', message: 'must be a list' });
+    return;
+  }
+  v.forEach((item, i) => {
+    if (!isMap(item) || item.id === undefined || item.type === undefined) {
+      errors.push({ field: `related[${i}]`, message: 'must be a map with an id and a type' });
+      return;
+    }
+    if (typeof item.id !== 'string' || !UUID_RE.test(item.id)) errors.push({ field: `related[${i}].id`, message: 'id must be a UUID' });
+    if (typeof item.type !== 'string' || !RELATED_TYPES.includes(item.type.toLowerCase())) {
+      errors.push({ field: `related[${i}].type`, message: `type must be one of ${RELATED_TYPES.join(', ')}` });
+    }
+  });
+}
+
+/** An optional attribute that must be a non-empty string when given (`name`, `taxonomy`). */
+function nonEmptyString(doc: Record<string, YamlValue>, key: string, errors: FieldError[]): string | undefined {
+  const s = optionalString(doc, key, errors);
+  if (s === '') errors.push({ field: key, message: 'must not be empty' });
   return s;
 }
 
@@ -94,17 +132,22 @@ function common(doc: Record<string, YamlValue>, errors: FieldError[]): Omit<Sigm
   }
   for (const key of ['date', 'modified']) {
     const d = doc[key];
-    if (d !== undefined && d !== null && !(typeof d === 'string' && DATE_RE.test(d))) {
+    if (d !== undefined && d !== null && !(typeof d === 'string' && isRuleDate(d))) {
       errors.push({ field: key, message: 'must be a date YYYY-MM-DD' });
     }
   }
+  checkRelated(doc.related, errors);
+  nonEmptyString(doc, 'taxonomy', errors);
+  optionalString(doc, 'license', errors);
+  stringList(doc, 'fields', errors);
+  stringList(doc, 'scope', errors);
   const tags = stringList(doc, 'tags', errors);
   tags.forEach((t, i) => {
     if (!TAG_RE.test(t)) errors.push({ field: `tags[${i}]`, message: `tag '${t}' must be namespace.name` });
   });
   return {
     id,
-    name: optionalString(doc, 'name', errors),
+    name: nonEmptyString(doc, 'name', errors),
     title: typeof title === 'string' ? title : '',
     description: optionalString(doc, 'description', errors),
     author: optionalString(doc, 'author', errors),
