@@ -230,6 +230,7 @@ test('schema: related, name, taxonomy, license, fields, scope and dates are chec
   for (const date of ["'2023-02-29'", "'2024-13-01'", "'2024-00-10'", "'0999-01-01'", "'2024-1-5'", '2024/2/30', "'20240101'"]) {
     assert.deepEqual(errorsOf(`modified: ${date}`), [{ field: 'modified', message: 'must be a date YYYY-MM-DD' }], date);
   }
+  assert.deepEqual(errorsOf(`name: ${'n'.repeat(257)}`), [{ field: 'name', message: 'must be at most 256 characters' }]);
   assert.deepEqual(errorsOf("name: ''\ntaxonomy: ''"), [
     { field: 'taxonomy', message: 'must not be empty' },
     { field: 'name', message: 'must not be empty' },

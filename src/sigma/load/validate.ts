@@ -74,9 +74,10 @@ function checkRelated(v: YamlValue | undefined, errors: FieldError[]): void {
   });
 }
 
-/** An optional attribute that must be a non-empty string when given (`name`, `taxonomy`). */
+/** An optional attribute that must be a non-empty string of at most 256 characters when given (`name`,
+ * `taxonomy`). */
 function nonEmptyString(doc: Record<string, YamlValue>, key: string, errors: FieldError[]): string | undefined {
-  const s = optionalString(doc, key, errors);
+  const s = optionalString(doc, key, errors, 256);
   if (s === '') errors.push({ field: key, message: 'must not be empty' });
   return s;
 }
