@@ -8,9 +8,9 @@
 // scalars (a list or mapping key is refused, as PyYAML cannot hash it), and a comment may follow a closing
 // quote or bracket without a space. Aliases are expanded under a strict budget (alias bombs are refused);
 // inputs over 1 MiB, streams of more than MAX_DOCUMENTS documents and characters PyYAML's reader refuses
-// (controls, lone surrogates) are refused. Never throws; work is linear in the input. Texts in the plain Sigma subset take a fast
-// single-pass reader (fast-yaml.ts) that yields exactly the same value; anything else goes through the
-// general parser (`loadYamlFull`).
+// (controls, lone surrogates) are refused. Never throws; work is linear in the input. Texts in the plain
+// Sigma subset take a fast single-pass reader (fast-yaml.ts) that yields exactly the same value; anything
+// else goes through the general parser (`loadYamlFull`).
 import { LineCounter, parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar, visit } from 'yaml';
 import type { Document, Node as YamlNode, YAMLError } from 'yaml';
 import { fastYaml } from './fast-yaml.js';
