@@ -41,6 +41,14 @@ test('lookaround and backreferences are refused with a clear validation error', 
   }
 });
 
+test('repeat counts beyond the linear-time matcher limit of 1000 are refused with the reason', () => {
+  assert.ok(regexTest('^a{1000}$', 'a'.repeat(1000)));
+  for (const [re, count] of [['a{1001}', '{1001}'], ['a{2,1001}', '{2,1001}'], ['(?:a{100}){11}', '{11}']]) {
+    const r = compileSafeRegex({ source: re, i: false, m: false, s: false });
+    assert.deepEqual(r, { ok: false, message: `regex repeat ${count} is too large: at most 1000 repetitions are supported (nested repeats multiply)` }, re);
+  }
+});
+
 test('inline (?i) / (?s) flags become flags; (?x) drops whitespace and comments', () => {
   const r = compileSafeRegex({ source: '(?is)a.b', i: false, m: false, s: false });
   assert.ok(r.ok && r.regex.test('A\nB'));

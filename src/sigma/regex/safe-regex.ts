@@ -45,6 +45,10 @@ export function compileSafeRegex(spec: RegexSpec): RegexResult {
     return { ok: true, regex: { test, source: spec.source } };
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
+    const count = /invalid repeat count: `([^`]*)`/.exec(msg);
+    // Python accepts any count; the linear-time matcher takes at most 1000, counting nested repeats as
+    // their product.
+    if (count) return { ok: false, message: `regex repeat ${count[1]} is too large: at most 1000 repetitions are supported (nested repeats multiply)` };
     return { ok: false, message: `regex cannot be compiled safely: ${msg}` };
   }
 }
