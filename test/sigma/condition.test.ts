@@ -59,7 +59,7 @@ test('a list of conditions is OR-linked', () => {
   assert.equal(m.match(ev('C')), false);
 });
 
-test('errors: undefined identifier, empty pattern, syntax, unsupported quantifier, uppercase operator', () => {
+test('errors: undefined identifier, empty pattern, syntax, unsupported quantifier, uppercase operator, token characters', () => {
   const e = (cond: string): string => problems(det(cond)).map((x) => `${x.field}: ${x.message}`).join('; ');
   assert.match(e('a and missing'), /detection.condition: search identifier 'missing' is not defined/);
   assert.match(e('1 of nothing_*'), /matches no search identifier/);
@@ -68,4 +68,9 @@ test('errors: undefined identifier, empty pattern, syntax, unsupported quantifie
   assert.match(e('a AND b'), /operators must be lowercase/);
   assert.match(e('a and'), /unexpected end/);
   assert.match(e('a | count() > 5'), /correlation/);
+  // The reference grammar's tokens: no '.' anywhere, no '-' in a pattern.
+  assert.match(e('a or x.y'), /invalid search identifier 'x\.y': an identifier holds only ASCII letters, digits, '_' and '-'/);
+  assert.match(e('1 of filter-*'), /invalid search identifier pattern 'filter-\*': a pattern holds only ASCII letters, digits, '_' and '\*'/);
+  assert.match(e('1 of filter.*'), /invalid search identifier pattern/);
+  assert.deepEqual(problems('sel-a:\n    A: 1\ncondition: sel-a'), []);
 });

@@ -28,8 +28,10 @@ function tokenize(text: string): Token[] {
   return out;
 }
 
-const IDENT_RE = /^[A-Za-z0-9_.-]+$/;
-const PATTERN_RE = /^[A-Za-z0-9_.*-]+$/;
+/** The reference grammar's tokens: identifiers of ASCII letters, digits, `_` and `-`; patterns of ASCII
+ * letters, digits, `_` and `*` (no `-`). */
+const IDENT_RE = /^[A-Za-z0-9_-]+$/;
+const PATTERN_RE = /^[A-Za-z0-9_*]+$/;
 
 /** Parse one condition string. Throws ConditionError. */
 export function parseCondition(text: string): ConditionAst {
@@ -122,13 +124,15 @@ class ConditionParser {
     if ((tok.v === '1' || tok.v === 'all' || tok.v === 'any') && next?.k === 'word' && next.v === 'of') {
       const pat = tokens[this.i + 2];
       if (!pat || pat.k !== 'word') return this.fail(`expected a pattern after '${tok.v} of'`);
-      if (!PATTERN_RE.test(pat.v)) return this.fail(`invalid search identifier pattern '${pat.v}'`);
+      if (!PATTERN_RE.test(pat.v)) {
+        return this.fail(`invalid search identifier pattern '${pat.v}': a pattern holds only ASCII letters, digits, '_' and '*'`);
+      }
       this.i += 3;
       return { t: 'of', quant: tok.v === 'all' ? 'all' : 'one', pattern: pat.v };
     }
     if (/^\d+$/.test(tok.v) && next?.v === 'of') return this.fail(`'${tok.v} of' is not supported: only '1 of', 'any of' and 'all of'`);
     if (['and', 'or', 'not', 'of'].includes(tok.v)) return this.fail(`unexpected '${tok.v}' at position ${tok.pos}`);
-    if (!IDENT_RE.test(tok.v)) return this.fail(`invalid search identifier '${tok.v}'`);
+    if (!IDENT_RE.test(tok.v)) return this.fail(`invalid search identifier '${tok.v}': an identifier holds only ASCII letters, digits, '_' and '-'`);
     this.i++;
     return { t: 'id', name: tok.v };
   }
