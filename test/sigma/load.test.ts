@@ -226,8 +226,10 @@ test('schema: related, name, taxonomy, license, fields, scope and dates are chec
   assert.deepEqual(errorsOf('license:\n  - MIT'), [{ field: 'license', message: 'must be a string' }]);
   assert.deepEqual(errorsOf('fields: CommandLine'), [{ field: 'fields', message: 'must be a list' }]);
   assert.deepEqual(errorsOf('scope: server'), [{ field: 'scope', message: 'must be a list' }]);
-  for (const date of ["'2024-02-29'", '2024/2/9', "'2024/12/31'"]) assert.deepEqual(errorsOf(`date: ${date}`), [], date);
-  for (const date of ["'2023-02-29'", "'2024-13-01'", "'2024-00-10'", "'0999-01-01'", "'2024-1-5'", '2024/2/30', "'20240101'"]) {
+  for (const date of ["'2024-02-29'", '2024/2/9', "'2024/12/31'", '2023-01-01 10:00:00', '2023-1-5T10:00:00Z']) {
+    assert.deepEqual(errorsOf(`date: ${date}`), [], date);
+  }
+  for (const date of ["'2023-02-29'", "'2024-13-01'", "'2024-00-10'", "'2024-1-5'", '2024/2/30', "'20240101'", "'2023-01-01 25:00:00'"]) {
     assert.deepEqual(errorsOf(`modified: ${date}`), [{ field: 'modified', message: 'must be a date YYYY-MM-DD' }], date);
   }
   assert.deepEqual(errorsOf(`name: ${'n'.repeat(257)}`), [{ field: 'name', message: 'must be at most 256 characters' }]);

@@ -2,6 +2,7 @@
 // attributes (title, logsource, detection, level), then the detection itself. Promises: all errors of a
 // stage are collected as {field, message}; a later stage runs only when the earlier one passed.
 import type { YamlValue } from './yaml11.js';
+import { isTimestamp } from './yaml11-scalars.js';
 import { parseDetection } from '../detection/parse-detection.js';
 import { LEVELS, STATUSES } from '../rule.js';
 import type { FieldError, Level, Logsource, ParseResult, SigmaCorrelation, SigmaRule, Status } from '../rule.js';
@@ -10,10 +11,12 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 /** Rule dates as the reference reads them: `YYYY-MM-DD`, or the older `YYYY/M/D`, years 1000 to 3999. */
 const DATE_RE = /^([1-3]\d{3})(?:-([01]\d)-([0-3]\d)|\/([01]?\d)\/([0-3]?\d))$/;
 
-/** Whether `text` is a rule date naming a day of the calendar (`2023-02-30` is not). */
+/** Whether `text` is a rule date naming a day of the calendar (`2023-02-30` is not). The loader keeps a
+ * timestamp as its text: one PyYAML builds a date or a date and time from is taken too, as the reference
+ * takes those objects (`date: 2023-01-01 10:00:00`). */
 function isRuleDate(text: string): boolean {
   const m = DATE_RE.exec(text);
-  if (m === null) return false;
+  if (m === null) return isTimestamp(text);
   const [year, month, day] = [Number(m[1]), Number(m[2] ?? m[4]), Number(m[3] ?? m[5])];
   const d = new Date(Date.UTC(year, month - 1, day));
   return month >= 1 && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;

@@ -79,6 +79,17 @@ const TIMESTAMP_RE =
 const TIMESTAMP_PARTS =
   /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]*)?(?:[ \t]*(?:Z|([-+])([0-9]{1,2})(?::([0-9]{2}))?))?)?$/;
 
+/** Whether `text` is a timestamp PyYAML constructs as a date or a date and time (written unquoted). */
+export function isTimestamp(text: string): boolean {
+  if (!TIMESTAMP_RE.test(text)) return false;
+  try {
+    checkTimestamp(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Refuse a timestamp PyYAML cannot construct (Python's datetime refuses it: `2023-02-30`, `24:00:00`, an
  * offset of a day or more). Valid timestamps stay as their text. */
 function checkTimestamp(text: string): void {
