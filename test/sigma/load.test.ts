@@ -156,6 +156,26 @@ test('a comment right after a closing quote or bracket is a comment, as PyYAML r
   assert.deepEqual(loadYaml('a: b#c\n'), { ok: true, documents: [{ a: 'b#c' }] });
 });
 
+test('U+2028 and U+2029 are line breaks to PyYAML: kept only inside a quoted string, refused elsewhere', () => {
+  // Inside a quoted string with no space or tab beside it, both readers keep the character.
+  assert.deepEqual(loadYaml("a: 'x\u2028y'\nb: \"p\u2029q\"\n"), { ok: true, documents: [{ a: 'x\u2028y', b: 'p\u2029q' }] });
+  // Anywhere else PyYAML breaks the line there (`a: 1<LS>b: 2` is two keys to it; a comment ends there):
+  // refused rather than read otherwise.
+  const refused: Array<[string, string]> = [
+    ['a: 1\u2028b: 2\n', 'line 1, column 5'],
+    ['a: x # note\u2028b: 3\n', 'line 1, column 12'],
+    ['a: |\n  x\u2028y\n', 'line 2, column 4'],
+    ["a: 'x \u2028y'\n", 'line 1, column 7'],
+    ['# only a comment\u2029x\n', 'line 1, column 17'],
+  ];
+  for (const [text, where] of refused) {
+    const r = loadYaml(text);
+    assert.ok(!r.ok && r.message.startsWith(`YAML syntax error (${where}): U+202`) && r.message.includes('is a line break to the reference YAML reader'), `${JSON.stringify(text)}: ${JSON.stringify(r)}`);
+  }
+  const rule = parseRule(base.replace('level: high', 'level: high\ndescription: first\u2028second'));
+  assert.ok(!rule.ok && rule.kind === 'yaml' && rule.message.includes('U+2028 (line separator)'), JSON.stringify(rule));
+});
+
 test('an anchor defined twice in a document or with a name PyYAML cannot read, and a list or mapping as a key, are refused as PyYAML refuses them', () => {
   const twice = loadYaml('a: &x 1\nb:\n  c: &x 2\nd: *x\n');
   assert.ok(!twice.ok && twice.kind === 'yaml', JSON.stringify(twice));

@@ -5,15 +5,17 @@
 // standard scalar tags (`!!str`, `!!int`, …) build what PyYAML builds and other tags are refused
 // (yaml11-scalars.ts). Line breaks are PyYAML's: CR LF, a lone CR and NEL (U+0085) are each one line feed.
 // Anchors are PyYAML's (a name of ASCII letters, digits, `-`, `_`, defined once per document), keys are
-// scalars (a list or mapping key is refused, as PyYAML cannot hash it), and a comment may follow a closing
-// quote or bracket without a space. Aliases are expanded under a strict budget (alias bombs are refused);
+// scalars (a list or mapping key is refused, as PyYAML cannot hash it), a comment may follow a closing
+// quote or bracket without a space, and U+2028/U+2029 (line breaks to PyYAML) stand only inside quoted
+// strings (pyyaml-rules.ts). Aliases are expanded under a strict budget (alias bombs are refused);
 // inputs over 1 MiB, streams of more than MAX_DOCUMENTS documents and characters PyYAML's reader refuses
 // (controls, lone surrogates) are refused. Never throws; work is linear in the input. Texts in the plain
 // Sigma subset take a fast single-pass reader (fast-yaml.ts) that yields exactly the same value; anything
 // else goes through the general parser (`loadYamlFull`).
-import { LineCounter, parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar, visit } from 'yaml';
-import type { Document, Node as YamlNode, YAMLError } from 'yaml';
+import { LineCounter, parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar } from 'yaml';
+import type { Document, Node as YamlNode } from 'yaml';
 import { fastYaml } from './fast-yaml.js';
+import { anchorProblem, lineSeparatorProblem, pyyamlReads } from './pyyaml-rules.js';
 import { resolvePlainScalar, taggedScalar, YamlValueError } from './yaml11-scalars.js';
 
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
@@ -147,42 +149,6 @@ function unacceptable(source: string): YamlLoadResult | null {
   return { ok: false, kind: 'yaml', message: `YAML syntax error (${where}): unacceptable character #x${code}: special characters are not allowed` };
 }
 
-/** Whether the parser's error `e` is about something PyYAML reads without complaint: a comment right after
- * a closing quote or bracket (`'x'#note`, `[a]#note`), which PyYAML takes as a comment as the parser
- * does, only the parser also objects to the missing space. */
-function pyyamlReads(e: YAMLError, source: string): boolean {
-  const at = e.pos[0];
-  return e.code === 'MISSING_CHAR' && source.charCodeAt(at) === 0x23 && /['"\]}]/.test(source.charAt(at - 1)) && e.message.startsWith('Comments must be separated');
-}
-
-/** PyYAML's anchor names: ASCII letters, digits, `-` and `_`. */
-const ANCHOR_NAME = /^[0-9A-Za-z_-]+$/;
-
-/** What PyYAML refuses in a document's anchors (a name it cannot read, an anchor defined twice), or null. */
-function anchorProblem(doc: Document, source: string, conversion: Conversion): string | null {
-  if (!source.includes('&')) return null;
-  const first = new Map<string, number | undefined>();
-  let message: string | null = null;
-  visit(doc, (_key, node) => {
-    const anchor = (node as { anchor?: string } | null)?.anchor;
-    if (!anchor) return undefined;
-    // The node's range starts after its properties: the anchor is the last `&name` before it.
-    const start = (node as YamlNode).range?.[0];
-    const at = start === undefined ? undefined : source.lastIndexOf(`&${anchor}`, start);
-    if (!ANCHOR_NAME.test(anchor)) {
-      message = `YAML syntax error${conversion.where(at)}: the anchor name '${anchor}' may hold only ASCII letters, digits, '-' and '_'`;
-    } else if (first.has(anchor)) {
-      const was = conversion.where(first.get(anchor)).replace(/^ \(|\)$/g, '');
-      message = `YAML syntax error${conversion.where(at)}: found duplicate anchor '${anchor}'${was ? ` (first defined at ${was})` : ''}`;
-    } else {
-      first.set(anchor, at);
-      return undefined;
-    }
-    return visit.BREAK;
-  });
-  return message;
-}
-
 /** Parse every document of a YAML text (the fast reader when the text allows it, else the full parser). */
 export function loadYaml(text: string, maxBytes = MAX_DOCUMENT_BYTES): YamlLoadResult {
   const big = tooLarge(text, maxBytes) ?? unacceptable(text);
@@ -211,6 +177,9 @@ function parseStream(source: string): YamlLoadResult {
     // Keys are checked for uniqueness in convert (as the text they become, in linear time).
     const docs = parseAllDocuments(source, { schema: 'failsafe', uniqueKeys: false, prettyErrors: true, lineCounter: lines });
     if (!Array.isArray(docs)) return { ok: false, kind: 'yaml', message: 'not a YAML document stream' };
+    // First, as PyYAML would read the whole text otherwise (its errors included).
+    const separators = lineSeparatorProblem(docs, source, (offset) => new Conversion(lines, source).where(offset));
+    if (separators) return { ok: false, kind: 'yaml', message: separators };
     const out: YamlValue[] = [];
     for (const doc of docs) {
       const [start, , end] = doc.range;
@@ -226,8 +195,9 @@ function parseStream(source: string): YamlLoadResult {
         return { ok: false, kind: 'yaml', message: `YAML syntax error${where}: ${what}` };
       }
       const conversion = new Conversion(lines, source);
-      const anchors = anchorProblem(doc, source, conversion);
-      if (anchors) return { ok: false, kind: 'yaml', message: anchors };
+      const where = (offset: number | undefined): string => conversion.where(offset);
+      const problem = anchorProblem(doc, source, where);
+      if (problem) return { ok: false, kind: 'yaml', message: problem };
       out.push(convert(doc.contents, doc, conversion, false));
     }
     return { ok: true, documents: out };

@@ -1,0 +1,80 @@
+// Where PyYAML, the reference YAML reader, and the general YAML 1.2 parser part ways, checked on a parsed
+// document so that a rule loads only as PyYAML would load it: an error of the parser that PyYAML does not
+// raise (a comment right after a closing quote or bracket), anchors PyYAML refuses (a name it cannot read,
+// one defined twice), and U+2028/U+2029, which PyYAML takes for line breaks where the parser keeps them as
+// characters. Every check is linear in the document.
+import { visit } from 'yaml';
+import type { Document, Node as YamlNode, YAMLError } from 'yaml';
+
+/** " (line L, column C)" of a source offset, or '' when unknown. */
+export type Where = (offset: number | undefined) => string;
+
+/** Whether the parser's error `e` is about something PyYAML reads without complaint: a comment right after
+ * a closing quote or bracket (`'x'#note`, `[a]#note`), which PyYAML takes as a comment as the parser
+ * does, only the parser also objects to the missing space. */
+export function pyyamlReads(e: YAMLError, source: string): boolean {
+  const at = e.pos[0];
+  return e.code === 'MISSING_CHAR' && source.charCodeAt(at) === 0x23 && /['"\]}]/.test(source.charAt(at - 1)) && e.message.startsWith('Comments must be separated');
+}
+
+/** PyYAML's anchor names: ASCII letters, digits, `-` and `_`. */
+const ANCHOR_NAME = /^[0-9A-Za-z_-]+$/;
+
+/** What PyYAML refuses in a document's anchors (a name it cannot read, an anchor defined twice), or null. */
+export function anchorProblem(doc: Document, source: string, where: Where): string | null {
+  if (!source.includes('&')) return null;
+  const first = new Map<string, number | undefined>();
+  let message: string | null = null;
+  visit(doc, (_key, node) => {
+    const anchor = (node as { anchor?: string } | null)?.anchor;
+    if (!anchor) return undefined;
+    // The node's range starts after its properties: the anchor is the last `&name` before it.
+    const start = (node as YamlNode).range?.[0];
+    const at = start === undefined ? undefined : source.lastIndexOf(`&${anchor}`, start);
+    if (!ANCHOR_NAME.test(anchor)) {
+      message = `YAML syntax error${where(at)}: the anchor name '${anchor}' may hold only ASCII letters, digits, '-' and '_'`;
+    } else if (first.has(anchor)) {
+      const was = where(first.get(anchor)).replace(/^ \(|\)$/g, '');
+      message = `YAML syntax error${where(at)}: found duplicate anchor '${anchor}'${was ? ` (first defined at ${was})` : ''}`;
+    } else {
+      first.set(anchor, at);
+      return undefined;
+    }
+    return visit.BREAK;
+  });
+  return message;
+}
+
+/** U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR: line breaks to PyYAML, characters to the parser. */
+const LINE_SEPARATOR = /[\u2028\u2029]/;
+
+const SEPARATOR_NAMES: Record<string, string> = { '\u2028': 'U+2028 (line separator)', '\u2029': 'U+2029 (paragraph separator)' };
+
+/** A U+2028/U+2029 the two readers would read differently in a stream of parsed documents, or null. Inside a
+ * quoted string, with no space or tab beside it, PyYAML keeps the line break as that character, which is
+ * what the parser reads; anywhere else (a plain value, a block scalar, a comment, between tokens or
+ * documents) PyYAML breaks the line there, so the text is refused rather than read otherwise. */
+export function lineSeparatorProblem(docs: readonly Document[], source: string, where: Where): string | null {
+  if (!LINE_SEPARATOR.test(source)) return null;
+  // The quoted scalars of the documents, as (start, value end) pairs.
+  const quoted: number[] = [];
+  for (const doc of docs) {
+    visit(doc, {
+      Scalar(_key, node) {
+        if ((node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') && node.range) quoted.push(node.range[0], node.range[1]);
+      },
+    });
+  }
+  const separators = new RegExp(LINE_SEPARATOR.source, 'g');
+  for (let m = separators.exec(source); m !== null; m = separators.exec(source)) {
+    const at = m.index;
+    let inside = false;
+    for (let q = 0; q < quoted.length && !inside; q += 2) inside = at > quoted[q] && at < quoted[q + 1] - 1;
+    const spaced = /[ \t]/.test(source.charAt(at - 1)) || /[ \t]/.test(source.charAt(at + 1));
+    if (!inside || spaced) {
+      const escape = m[0] === '\u2028' ? '\\u2028' : '\\u2029';
+      return `YAML syntax error${where(at)}: ${SEPARATOR_NAMES[m[0]]} is a line break to the reference YAML reader; it may stand only inside a quoted string with no space or tab beside it (or write ${escape} in a double-quoted string)`;
+    }
+  }
+  return null;
+}
