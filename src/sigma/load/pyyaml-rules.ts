@@ -56,20 +56,23 @@ const SEPARATOR_NAMES: Record<string, string> = { '\u2028': 'U+2028 (line separa
  * documents) PyYAML breaks the line there, so the text is refused rather than read otherwise. */
 export function lineSeparatorProblem(docs: readonly Document[], source: string, where: Where): string | null {
   if (!LINE_SEPARATOR.test(source)) return null;
-  // The quoted scalars of the documents, as (start, value end) pairs.
-  const quoted: number[] = [];
+  // The quoted scalars of the documents as [start, value end) ranges, which do not overlap, in source order.
+  const quoted: Array<[number, number]> = [];
   for (const doc of docs) {
     visit(doc, {
       Scalar(_key, node) {
-        if ((node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') && node.range) quoted.push(node.range[0], node.range[1]);
+        if ((node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') && node.range) quoted.push([node.range[0], node.range[1]]);
       },
     });
   }
+  quoted.sort((a, b) => a[0] - b[0]);
   const separators = new RegExp(LINE_SEPARATOR.source, 'g');
+  let q = 0;
   for (let m = separators.exec(source); m !== null; m = separators.exec(source)) {
     const at = m.index;
-    let inside = false;
-    for (let q = 0; q < quoted.length && !inside; q += 2) inside = at > quoted[q] && at < quoted[q + 1] - 1;
+    // Separators come in source order: skip the strings that end before this one.
+    while (q < quoted.length && quoted[q][1] <= at) q++;
+    const inside = q < quoted.length && at > quoted[q][0] && at < quoted[q][1] - 1;
     const spaced = /[ \t]/.test(source.charAt(at - 1)) || /[ \t]/.test(source.charAt(at + 1));
     if (!inside || spaced) {
       const escape = m[0] === '\u2028' ? '\\u2028' : '\\u2029';
