@@ -17,9 +17,9 @@ const DATE_RE = /^([1-3]\d{3})(?:-([01]\d)-([0-3]\d)|\/([01]?\d)\/([0-3]?\d))$/;
 function isRuleDate(text: string): boolean {
   const m = DATE_RE.exec(text);
   if (m === null) return isTimestamp(text);
-  const [year, month, day] = [Number(m[1]), Number(m[2] ?? m[4]), Number(m[3] ?? m[5])];
-  const d = new Date(Date.UTC(year, month - 1, day));
-  return month >= 1 && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
+  // Both forms name the day the timestamp YYYY-MM-DD names (the calendar check is the loader's).
+  const two = (x: string): string => x.padStart(2, '0');
+  return isTimestamp(`${m[1]}-${two(m[2] ?? m[4])}-${two(m[3] ?? m[5])}`);
 }
 const TAG_RE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9._-]+$/;
 /** The relations a `related` entry may name (pySigma's SigmaRelatedType). */

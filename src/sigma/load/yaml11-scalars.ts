@@ -81,33 +81,31 @@ const TIMESTAMP_PARTS =
 
 /** Whether `text` is a timestamp PyYAML constructs as a date or a date and time (written unquoted). */
 export function isTimestamp(text: string): boolean {
-  if (!TIMESTAMP_RE.test(text)) return false;
-  try {
-    checkTimestamp(text);
-    return true;
-  } catch {
-    return false;
-  }
+  return TIMESTAMP_RE.test(text) && timestampProblem(text) === null;
 }
 
-/** Refuse a timestamp PyYAML cannot construct (Python's datetime refuses it: `2023-02-30`, `24:00:00`, an
- * offset of a day or more). Valid timestamps stay as their text. */
+/** Refuse a timestamp PyYAML cannot construct. Valid timestamps stay as their text. */
 function checkTimestamp(text: string): void {
+  const problem = timestampProblem(text);
+  if (problem !== null) throw new YamlValueError(`'${text}' is not a valid timestamp${problem}`);
+}
+
+/** Why Python's datetime refuses a timestamp (`2023-02-30`, `24:00:00`, an offset of a day or more), as
+ * ": <reason>" ('' when its shape is wrong), or null when it takes it. */
+function timestampProblem(text: string): string | null {
   const m = TIMESTAMP_PARTS.exec(text);
-  if (m === null) throw new YamlValueError(`'${text}' is not a valid timestamp`);
+  if (m === null) return '';
   const [year, month, day, hour, minute, second, , tzHour, tzMinute] = m.slice(1).map((x) => (x === undefined ? 0 : Number(x)));
-  const bad = (what: string): never => {
-    throw new YamlValueError(`'${text}' is not a valid timestamp: ${what}`);
-  };
-  if (year < 1) bad(`year ${year} is out of range`);
-  if (month < 1 || month > 12) bad('month must be in 1..12');
+  if (year < 1) return `: year ${year} is out of range`;
+  if (month < 1 || month > 12) return ': month must be in 1..12';
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
-  if (day < 1 || day > days) bad('day is out of range for month');
-  if (hour > 23) bad('hour must be in 0..23');
-  if (minute > 59) bad('minute must be in 0..59');
-  if (second > 59) bad('second must be in 0..59');
-  if (tzHour * 60 + tzMinute >= 24 * 60) bad('the UTC offset must be less than 24 hours');
+  if (day < 1 || day > days) return ': day is out of range for month';
+  if (hour > 23) return ': hour must be in 0..23';
+  if (minute > 59) return ': minute must be in 0..59';
+  if (second > 59) return ': second must be in 0..59';
+  if (tzHour * 60 + tzMinute >= 24 * 60) return ': the UTC offset must be less than 24 hours';
+  return null;
 }
 
 /** PyYAML's `!!bool` words (compared in lower case). */

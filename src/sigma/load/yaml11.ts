@@ -50,10 +50,15 @@ class Conversion {
 
   /** " (line L, column C)" of a source offset. */
   where(offset: number | undefined): string {
-    if (offset === undefined) return '';
-    const { line, col } = this.lines.linePos(offset);
-    return ` (line ${line}, column ${col})`;
+    return position(this.lines, offset);
   }
+}
+
+/** " (line L, column C)" of a source offset, '' when it is unknown. */
+function position(lines: LineCounter, offset: number | undefined): string {
+  if (offset === undefined) return '';
+  const { line, col } = lines.linePos(offset);
+  return ` (line ${line}, column ${col})`;
 }
 
 class LoadError extends Error {}
@@ -178,7 +183,8 @@ function parseStream(source: string): YamlLoadResult {
     const docs = parseAllDocuments(source, { schema: 'failsafe', uniqueKeys: false, prettyErrors: true, lineCounter: lines });
     if (!Array.isArray(docs)) return { ok: false, kind: 'yaml', message: 'not a YAML document stream' };
     // First, as PyYAML would read the whole text otherwise (its errors included).
-    const separators = lineSeparatorProblem(docs, source, (offset) => new Conversion(lines, source).where(offset));
+    const where = (offset: number | undefined): string => position(lines, offset);
+    const separators = lineSeparatorProblem(docs, source, where);
     if (separators) return { ok: false, kind: 'yaml', message: separators };
     const out: YamlValue[] = [];
     for (const doc of docs) {
@@ -189,16 +195,14 @@ function parseStream(source: string): YamlLoadResult {
       const err = doc.errors.find((e) => !pyyamlReads(e, source));
       if (err) {
         const pos = err.linePos?.[0];
-        const where = pos ? ` (line ${pos.line}, column ${pos.col})` : '';
+        const place = pos ? ` (line ${pos.line}, column ${pos.col})` : '';
         // The parser reports its own stack overflow (deeply nested flow collections) as a syntax error.
         const what = /Maximum call stack size exceeded/.test(err.message) ? NESTED_TOO_DEEPLY : firstLine(err.message);
-        return { ok: false, kind: 'yaml', message: `YAML syntax error${where}: ${what}` };
+        return { ok: false, kind: 'yaml', message: `YAML syntax error${place}: ${what}` };
       }
-      const conversion = new Conversion(lines, source);
-      const where = (offset: number | undefined): string => conversion.where(offset);
-      const problem = anchorProblem(doc, source, where);
-      if (problem) return { ok: false, kind: 'yaml', message: problem };
-      out.push(convert(doc.contents, doc, conversion, false));
+      const anchors = anchorProblem(doc, source, where);
+      if (anchors) return { ok: false, kind: 'yaml', message: anchors };
+      out.push(convert(doc.contents, doc, new Conversion(lines, source), false));
     }
     return { ok: true, documents: out };
   } catch (e) {
