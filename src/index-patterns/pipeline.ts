@@ -22,9 +22,3 @@ export function pipelineSpecOf(pattern: Pick<IndexPatternRow, 'default_mapping' 
 export function pipelineOf(pattern: Pick<IndexPatternRow, 'default_mapping' | 'field_mappings' | 'preset'>): Pipeline {
   return buildPipeline(pipelineSpecOf(pattern));
 }
-
-/** Whether the pipeline maps a Sigma field to at least one event field. */
-export function isMapped(pipeline: Pipeline, field: string): boolean {
-  const explicit = Object.prototype.hasOwnProperty.call(pipeline.fieldMappings, field) ? pipeline.fieldMappings[field] : undefined;
-  return (explicit !== undefined && explicit.length > 0) || pipeline.defaultMapping !== 'none';
-}

@@ -34,6 +34,24 @@ const SettingsFields = {
   entity_fields: Type.Optional(EntityFieldsSchema),
 };
 
+const PresetSchema = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  default_mapping: Type.String(),
+  field_mappings: Type.Array(FieldMappingSchema),
+  /** Mappings that hold for rules of one log source only, and win over `field_mappings` there. */
+  scoped_field_mappings: Type.Array(
+    Type.Object({
+      logsource: Type.Object({ category: Type.Optional(Type.String()), product: Type.Optional(Type.String()), service: Type.Optional(Type.String()) }),
+      field_mappings: Type.Array(FieldMappingSchema),
+    }),
+  ),
+});
+
+function mappingRows(mappings: Record<string, string[]>): { sigma_field: string; target_field: string }[] {
+  return Object.entries(mappings).flatMap(([sigma_field, targets]) => targets.map((target_field) => ({ sigma_field, target_field })));
+}
+
 function checkPreset(preset: string | null | undefined): void {
   if (preset && !getPreset(preset)) {
     throw badRequest('Invalid request', [{ field: 'body.preset', message: `unknown preset '${preset}'; see GET /api/field_mapping_presets` }]);
@@ -48,7 +66,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags: ['index patterns'],
         summary: 'Field-mapping presets an index pattern can start from',
-        response: { 200: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), default_mapping: Type.String(), field_mappings: Type.Array(FieldMappingSchema) })), ...errorResponses(401) },
+        response: { 200: Type.Array(PresetSchema), ...errorResponses(401) },
       },
     },
     async () =>
@@ -59,7 +77,8 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
           name,
           description,
           default_mapping: typeof d === 'string' ? d : `prefix:${d.prefix}`,
-          field_mappings: Object.entries(preset.fieldMappings).flatMap(([sigma_field, targets]) => targets.map((target_field) => ({ sigma_field, target_field }))),
+          field_mappings: mappingRows(preset.fieldMappings),
+          scoped_field_mappings: (preset.scopedFieldMappings ?? []).map((m) => ({ logsource: m.logsource, field_mappings: mappingRows(m.mappings) })),
         };
       }),
   );

@@ -1,9 +1,9 @@
 // From YAML to a rule the service can store, deploy or test: the spec's validation order
 // (1) YAML syntax → 400, (2) Sigma schema and (3) required fields → 422, (4) every field mapped by the
 // index pattern → 422, then compilation (unsafe regexes, placeholders) → 422.
-import { compileRule, compileSafeRegex, parseRule, ruleFields, type CompiledRule, type Pipeline, type SigmaRule } from '../sigma/index.js';
+import { compileRule, compileSafeRegex, parseRule, unmappedFields as unmappedBy, type CompiledRule, type Pipeline, type SigmaRule } from '../sigma/index.js';
 import { badRequest, unprocessable, type FieldError } from '../http/errors.js';
-import { isMapped, pipelineOf } from '../index-patterns/pipeline.js';
+import { pipelineOf } from '../index-patterns/pipeline.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
 import type { RuleContent } from './store.js';
 
@@ -41,15 +41,13 @@ function usagePaths(detection: Record<string, unknown>, field: string): string[]
 
 /** Step (4): fields the pattern does not map, as {field, message} errors. */
 export function unmappedFields(rule: SigmaRule, pattern: IndexPatternRow, pipeline: Pipeline = pipelineOf(pattern)): { field: string; errors: FieldError[] }[] {
-  return ruleFields(rule)
-    .filter((field) => !isMapped(pipeline, field))
-    .map((field) => ({
-      field,
-      errors: usagePaths(rule.detection, field).map((path) => ({
-        field: path,
-        message: `field '${field}' is not mapped in index pattern '${pattern.name}'`,
-      })),
-    }));
+  return unmappedBy(rule, pipeline).map((field) => ({
+    field,
+    errors: usagePaths(rule.detection, field).map((path) => ({
+      field: path,
+      message: `field '${field}' is not mapped in index pattern '${pattern.name}'`,
+    })),
+  }));
 }
 
 /** Steps (4) and compilation for a pattern (or the field names as they are, without one). */

@@ -32,14 +32,29 @@ class Lowering {
     private readonly scoped: Record<string, string[]> = {},
   ) {}
 
+  /** Sigma fields the pipeline does not map (each also reported in `errors`). */
+  readonly unmapped = new Set<string>();
+
   fields(field: string, path: string): string[] | null {
-    const renamed = own(this.renames, field) ?? field;
-    const mapped = Object.prototype.hasOwnProperty.call(this.scoped, renamed) ? this.scoped[renamed] : mapField(this.pipeline, renamed);
+    const mapped = this.targets(field);
     if (!mapped) {
+      this.unmapped.add(field);
       this.errors.push({ field: path, message: `field '${field}' is not mapped by pipeline '${this.pipeline.name}'` });
       return null;
     }
     return mapped;
+  }
+
+  /** The user's mapping of the field as written (or as renamed), then the alternative's rename through
+   * the scoped mappings, then the pipeline's table and default. */
+  private targets(field: string): string[] | null {
+    const renamed = own(this.renames, field) ?? field;
+    const overrides = this.pipeline.overrides ?? {};
+    for (const name of renamed === field ? [field] : [field, renamed]) {
+      const mine = own(overrides, name);
+      if (mine !== undefined && mine.length > 0) return mine;
+    }
+    return own(this.scoped, renamed) ?? mapField(this.pipeline, renamed);
   }
 
   resolvePlaceholders(s: SigmaString, path: string): StrPart[][] {
@@ -150,9 +165,21 @@ class Lowering {
       const node = this.value(item.value, f, item.path);
       return item.negate ? not(node) : node;
     };
-    // A field mapped to several fields makes the item an OR over them, each with all of its values
-    // (pySigma): `contains|all` cannot be met by one value in each of two fields.
-    return fields !== null && fields.length > 1 ? or(fields.map((f) => one([f]))) : one(fields);
+    if (fields === null || fields.length < 2) return one(fields);
+    // A field mapped to several fields (the places one datum may be found) makes the item an OR over them,
+    // each with all of its values (pySigma): `contains|all` cannot be met by one value in each of two
+    // fields. Absence is the exception: the datum is null, or does not exist, only when none of its
+    // places holds it, so `null` and `exists: false` values are an AND over the fields.
+    const values = item.value.t === 'any' ? item.value.of : [item.value];
+    const absent = values.filter(isAbsence);
+    if (absent.length === 0) return or(fields.map((f) => one([f])));
+    const rest = values.filter((v) => !isAbsence(v));
+    const parts = absent.map((v) => and(fields.map((f) => this.leaf(v as ValueLeaf, [f], item.path))));
+    if (rest.length) {
+      const others: ValueExpr = rest.length === 1 ? rest[0] : { t: 'any', of: rest };
+      parts.push(or(fields.map((f) => this.value(others, [f], item.path))));
+    }
+    return item.negate ? not(or(parts)) : or(parts);
   }
 
   search(node: SearchNode): IRNode {
@@ -213,8 +240,28 @@ class Lowering {
   }
 }
 
-function renameKey(r: Record<string, string> | undefined): string {
-  return JSON.stringify(Object.entries(r ?? {}).sort());
+/** A value that holds when its field has no value: `null` or `exists: false`. */
+function isAbsence(v: ValueExpr): boolean {
+  return v.t === 'null' || (v.t === 'exists' && !v.b);
+}
+
+function renameKey(r: Record<string, string> | undefined, rewrite: LogsourceCondition['rewrite']): string {
+  return JSON.stringify([Object.entries(r ?? {}).sort(), rewrite?.product, rewrite?.service]);
+}
+
+/** The lowering of a rule read as `logsource` (its own, or as a logsource alternative rewrites it): the
+ * scoped mappings that apply to it, and outside the pipeline's mapping scope no table and no default
+ * (field names as written, or with the default `none` only the user's own mappings). */
+function lowering(pipeline: Pipeline, logsource: SigmaRule['logsource'], renames: Record<string, string>): Lowering {
+  if (pipeline.mappingScope && !logsourceApplies(pipeline.mappingScope, logsource)) {
+    const defaultMapping = pipeline.defaultMapping === 'none' ? 'none' : 'identity';
+    return new Lowering({ ...pipeline, fieldMappings: {}, defaultMapping }, renames);
+  }
+  const scoped: Record<string, string[]> = {};
+  for (const m of pipeline.scopedFieldMappings ?? []) {
+    if (logsourceApplies(m.logsource, logsource)) Object.assign(scoped, m.mappings);
+  }
+  return new Lowering(pipeline, renames, scoped);
 }
 
 /** A Sigma filter's detection to AND into a rule; its selections appear as `<prefix><name>` in explain. */
@@ -224,10 +271,10 @@ export interface AppliedFilter {
 }
 
 /** Lower one detection rule (optionally with filter detections AND-ed in) to IR under a pipeline. */
-export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: AppliedFilter[] = []): { ir: IRNode; errors: FieldError[] } {
+export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: AppliedFilter[] = []): { ir: IRNode; errors: FieldError[]; unmapped: string[] } {
   const det = rule.parsed;
   if (rule.kind !== 'detection' || !det) {
-    return { ir: { t: 'const', v: false }, errors: [{ field: '', message: `a ${rule.kind} rule has no detection to compile` }] };
+    return { ir: { t: 'const', v: false }, errors: [{ field: '', message: `a ${rule.kind} rule has no detection to compile` }], unmapped: [] };
   }
   const applicable = pipeline.logsources.filter((l) => logsourceApplies(l.logsource, rule.logsource));
   // Entries for the rule's category are alternatives (Sysmon 1 or Security 4688); entries without a
@@ -235,33 +282,34 @@ export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: AppliedFilte
   // sysmon is Sysmon 1 on the Sysmon channel, not "any Sysmon event".
   const byCategory = applicable.filter((l) => l.logsource.category !== undefined);
   const narrowing = byCategory.length ? applicable.filter((l) => l.logsource.category === undefined) : [];
-  // Group alternatives by their renames so the detection is lowered once per distinct renaming.
+  // Group alternatives by their renames and rewrites so the detection is lowered once per distinct pair.
   const groups = new Map<string, LogsourceCondition[]>();
   for (const l of byCategory.length ? byCategory : applicable) {
-    const k = renameKey(l.renames);
+    const k = renameKey(l.renames, l.rewrite);
     groups.set(k, [...(groups.get(k) ?? []), l]);
   }
-  if (groups.size === 0) groups.set(renameKey(undefined), []);
-  const scoped: Record<string, string[]> = {};
-  for (const m of pipeline.scopedFieldMappings ?? []) {
-    if (logsourceApplies(m.logsource, rule.logsource)) Object.assign(scoped, m.mappings);
-  }
-  // Outside the pipeline's mapping scope (ecs-windows and a linux rule) the rule keeps its field names.
-  const mapping = pipeline.mappingScope && !logsourceApplies(pipeline.mappingScope, rule.logsource) ? { ...pipeline, fieldMappings: {}, defaultMapping: 'identity' as const } : pipeline;
+  if (groups.size === 0) groups.set(renameKey(undefined, undefined), []);
   const errors: FieldError[] = [];
+  const unmapped = new Set<string>();
   const alternatives: IRNode[] = [];
   for (const alts of groups.values()) {
-    const low = new Lowering(mapping, alts[0]?.renames ?? {}, mapping === pipeline ? scoped : {});
+    const low = lowering(pipeline, { ...rule.logsource, ...alts[0]?.rewrite }, alts[0]?.renames ?? {});
     const body = and([low.detection(det), ...extra.map((f) => low.detection(f.detection, f.prefix))]);
     const either = (ls: LogsourceCondition[]): IRNode => or(ls.map((a) => low.logsourceConditions(a.conditions)));
     let conds: IRNode = alts.length ? either(alts) : { t: 'const', v: true };
     if (narrowing.length) conds = and([conds, either(narrowing)]);
     alternatives.push(and([conds, body]));
     for (const e of low.errors) if (!errors.some((x) => x.field === e.field && x.message === e.message)) errors.push(e);
+    for (const f of low.unmapped) unmapped.add(f);
     if (low.predicates > MAX_PREDICATES) {
       errors.push({ field: 'detection', message: `the rule expands to ${low.predicates} value tests (limit ${MAX_PREDICATES})` });
       break;
     }
   }
-  return { ir: or(alternatives), errors };
+  return { ir: or(alternatives), errors, unmapped: [...unmapped].sort() };
+}
+
+/** The Sigma fields of a rule (filters aside) that a pipeline does not map, sorted. */
+export function unmappedFields(rule: SigmaRule, pipeline: Pipeline): string[] {
+  return buildIR(rule, pipeline).unmapped;
 }

@@ -10,7 +10,7 @@ export { getPreset, listPresets, buildPipeline } from './pipeline/presets.js';
 export type { Pipeline, PipelineSpec, LogsourceCondition } from './pipeline/pipeline.js';
 export type { CompiledRule, Explanation } from './compile/matcher.js';
 export type { IRNode, Test } from './ir.js';
-export { buildIR } from './build-ir.js';
+export { buildIR, unmappedFields } from './build-ir.js';
 export { compileSafeRegex } from './regex/safe-regex.js';
 export type { SigmaRule, ParseResult, FieldError, Level, Status, Logsource, SigmaCorrelation } from './rule.js';
 export { RuleIndex } from './index/rule-index.js';

@@ -142,7 +142,12 @@ describeEachDatabase('index patterns', (ctx) => {
     for (const preset of response.data) {
       assert.equal(typeof preset.description, 'string');
       assert.ok(Array.isArray(preset.field_mappings));
+      assert.ok(Array.isArray(preset.scoped_field_mappings));
     }
+    const ecs = response.data.find((p: { name: string }) => p.name === 'ecs-windows');
+    const processCreation = ecs.scoped_field_mappings.find((m: { logsource: { category?: string } }) => m.logsource.category === 'process_creation');
+    assert.deepEqual(processCreation.logsource, { category: 'process_creation', product: 'windows' });
+    assert.ok(processCreation.field_mappings.some((m: { sigma_field: string; target_field: string }) => m.sigma_field === 'CommandLine' && m.target_field === 'process.command_line'));
   });
 
   test('DELETE is refused with 409 while rules use the pattern; 204 once they are gone', async () => {

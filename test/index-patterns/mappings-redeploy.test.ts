@@ -38,6 +38,33 @@ describeEachDatabase('index pattern field mappings and redeploy', (ctx) => {
     );
   });
 
+  test("a pattern's own mappings win over its preset's; with default_mapping none the preset's table still counts as mapped", async () => {
+    const p = await createPattern(admin, {
+      name: 'ecs-own',
+      preset: 'ecs-windows',
+      default_mapping: 'none',
+      field_mappings: [{ sigma_field: 'CommandLine', target_field: 'my.cmdline' }],
+    });
+    const detection = `  selection:\n    CommandLine|contains: whoami\n    OriginalFileName: whoami.exe\n  condition: selection`;
+    const rule = await createRule(admin, { yaml_content: sigma({ detection }), index_pattern: 'ecs-own', deploy: true });
+    const event = (commandLine: object) => ({
+      event: { code: 1 },
+      winlog: { channel: 'Microsoft-Windows-Sysmon/Operational' },
+      process: { pe: { original_file_name: 'whoami.exe' } },
+      ...commandLine,
+    });
+    assert.deepEqual(
+      await matches(p.percolator_index, rule.id, [event({ my: { cmdline: 'whoami /all' } }), event({ process: { command_line: 'whoami /all' } })]),
+      [true, false],
+    );
+    const unmapped = await admin.post('/api/rules', {
+      yaml_content: sigma({ detection: `  selection:\n    Hashes|contains: abc\n  condition: selection` }),
+      index_pattern: 'ecs-own',
+    });
+    assert.equal(unmapped.statusCode, 422, unmapped.body);
+    assert.match(JSON.stringify(unmapped.data.errors), /field 'Hashes' is not mapped in index pattern 'ecs-own'/);
+  });
+
   test('PATCH field_mappings redeploys deployed rules onto the new field names', async () => {
     const p = await createPattern(admin, { name: 'remap' });
     const rule = await createRule(admin, { yaml_content: sigma(), index_pattern: 'remap', deploy: true });

@@ -11,13 +11,17 @@ export interface LogsourceCondition {
   /** Sigma-field renames that apply only under this alternative, before the pipeline's mapping
    * (e.g. Security 4688: Image → NewProcessName). */
   renames?: Record<string, string>;
+  /** The log source a rule is read as under this alternative (thor.yml's `rewrite`: an antivirus rule
+   * is a Windows Defender rule, a Sysmon process_creation rule a Sysmon one): the pipeline's mapping scope
+   * and scoped field mappings are decided on the rule's log source with these attributes replaced. */
+  rewrite?: { product?: string; service?: string };
 }
 
 export interface Pipeline {
   name: string;
   description: string;
-  /** identity: unmapped fields keep their name; none: unmapped fields are an error; prefix: unmapped,
-   * undotted fields get the prefix (dotted names are kept). */
+  /** identity: unmapped fields keep their name; none: unmapped fields are an error; prefix: unmapped
+   * fields get the prefix, except names that start with a word and a dot (`host.name` is kept). */
   defaultMapping: 'identity' | 'none' | { prefix: string };
   fieldMappings: Record<string, string[]>;
   logsources: LogsourceCondition[];
@@ -25,8 +29,12 @@ export interface Pipeline {
    * field_name_mapping with a logsource rule condition); they take precedence over `fieldMappings`. */
   scopedFieldMappings?: Array<{ logsource: LogsourceCondition['logsource']; mappings: Record<string, string[]> }>;
   /** When set, the field mappings (fixed, scoped and default) apply only to rules whose logsource is
-   * contained in it (pySigma's rule condition on a mapping); other rules keep their field names. */
+   * contained in it (pySigma's rule condition on a mapping); other rules keep their field names (or, with
+   * the default mapping `none`, must be mapped by `overrides`). */
   mappingScope?: LogsourceCondition['logsource'];
+  /** The pipeline user's own mappings (an index pattern's): they win over every mapping above and apply
+   * to every rule, whatever its log source. */
+  overrides?: Record<string, string[]>;
   /** Values for `expand` placeholders (%name%), OR-linked. */
   vars: Record<string, string[]>;
   /** What an unresolved placeholder means: an error (default, as the spec requires) or a wildcard. */
@@ -51,8 +59,12 @@ export function mapField(pipeline: Pipeline, field: string): string[] | null {
   const d = pipeline.defaultMapping;
   if (d === 'identity') return [field];
   if (d === 'none') return null;
-  return field.includes('.') ? [field] : [d.prefix + field];
+  return QUALIFIED.test(field) ? [field] : [d.prefix + field];
 }
+
+/** A name that already names its place (`process.executable`, `winlog.channel`): a word, then a dot, as
+ * pySigma's prefix transformation tells them (`^\w+\.`, Python's Unicode \w). */
+const QUALIFIED = /^[\p{L}\p{N}\p{Mn}\p{Pc}]+\./u;
 
 /** pySigma containment: every attribute the condition's logsource sets equals the rule's. */
 export function logsourceApplies(cond: LogsourceCondition['logsource'], rule: { category?: string; product?: string; service?: string }): boolean {

@@ -103,8 +103,8 @@ const ECS_WINDOWS_SCOPED: NonNullable<Pipeline['scopedFieldMappings']> = [
   { logsource: { category: 'process_creation', product: 'windows' }, mappings: { ...peFields('process.pe.'), CommandLine: ['process.command_line'] } },
   { logsource: { category: 'image_load', product: 'windows' }, mappings: peFields('file.pe.') },
   { logsource: { category: 'network_connection', product: 'windows' }, mappings: { Protocol: ['network.transport'], Initiated: ['network.direction'] } },
+  // Also the ps_classic_* categories, which thor.yml rewrites to this service.
   { logsource: { product: 'windows', service: 'powershell-classic' }, mappings: POWERSHELL_CLASSIC },
-  ...['ps_classic_start', 'ps_classic_provider_start', 'ps_classic_script'].map((category) => ({ logsource: { category, product: 'windows' }, mappings: POWERSHELL_CLASSIC })),
   {
     logsource: { product: 'windows', service: 'security' },
     mappings: {
@@ -198,17 +198,19 @@ export function listPresets(): { name: string; description: string }[] {
   return PRESETS.map(({ name, description }) => ({ name, description }));
 }
 
-/** Build a pipeline from a spec: preset (optional) + default mapping + field mappings (spec wins). */
+/** Build a pipeline from a spec: preset (optional) + default mapping + field mappings. The spec's
+ * mappings win over the preset's (scoped ones included) and apply to rules of every log source. */
 export function buildPipeline(spec: PipelineSpec): Pipeline {
   const base = spec.preset ? getPreset(spec.preset) : undefined;
   if (spec.preset && !base) throw new Error(`unknown pipeline preset '${spec.preset}'`);
-  const fieldMappings: Record<string, string[]> = { ...(base?.fieldMappings ?? {}) };
-  for (const m of spec.fieldMappings) fieldMappings[m.sigmaField] = [...m.targetFields];
+  const overrides: Record<string, string[]> = {};
+  for (const m of spec.fieldMappings) overrides[m.sigmaField] = [...m.targetFields];
   return {
     name: base ? `${base.name}+custom` : 'custom',
     description: base ? `${base.description} (customised)` : 'custom pipeline',
     defaultMapping: spec.defaultMapping,
-    fieldMappings,
+    fieldMappings: { ...(base?.fieldMappings ?? {}) },
+    overrides,
     logsources: base?.logsources ?? [],
     scopedFieldMappings: base?.scopedFieldMappings ?? [],
     mappingScope: base?.mappingScope,

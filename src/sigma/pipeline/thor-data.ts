@@ -1,92 +1,95 @@
 // Log source conditions of SigmaHQ's regression configuration `tests/thor.yml` (SigmaHQ/sigma @ 8eaafff1,
-// DRL 1.1), embedded as data because the engine does no I/O. Promises: one entry per thor.yml log source;
-// category entries carry their EventID conditions plus the Channel of the service they are rewritten to;
-// service entries carry their Channel(s). Generated from thor.yml; edit the source table, not the logic.
+// DRL 1.1), embedded as data because the engine does no I/O. Promises: one entry per thor.yml log source
+// that an event can be tested against (the five sources thor.yml locates by log file, apache, linux-auth,
+// linux-syslog, logfiles and logfiles-appliances, name no event field and are left out); category entries
+// carry their EventID conditions plus the Channel of the service they are rewritten to, and that rewrite
+// (the log source the rule is read as from then on); service entries carry their Channel(s). Generated
+// from thor.yml; edit the source table, not the logic.
 import type { LogsourceCondition } from './pipeline.js';
 
 export const THOR_LOGSOURCES: LogsourceCondition[] = [
   // process_creation_1
-  {logsource: {"category": "process_creation", "product": "windows"}, conditions: {"EventID": 1, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "process_creation", "product": "windows"}, conditions: {"EventID": 1, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // process_creation_2
-  {logsource: {"category": "process_creation", "product": "windows"}, conditions: {"EventID": 4688, "Channel": "Security"}, renames: {"Image": "NewProcessName", "ParentImage": "ParentProcessName"}},
+  {logsource: {"category": "process_creation", "product": "windows"}, conditions: {"EventID": 4688, "Channel": "Security"}, renames: {"Image": "NewProcessName", "ParentImage": "ParentProcessName"}, rewrite: {"product": "windows", "service": "security"}},
   // file_change
-  {logsource: {"category": "file_change", "product": "windows"}, conditions: {"EventID": 2, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "file_change", "product": "windows"}, conditions: {"EventID": 2, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // network_connection
-  {logsource: {"category": "network_connection", "product": "windows"}, conditions: {"EventID": 3, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "network_connection", "product": "windows"}, conditions: {"EventID": 3, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // sysmon_status1
-  {logsource: {"category": "sysmon_status", "product": "windows"}, conditions: {"EventID": 4, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "sysmon_status", "product": "windows"}, conditions: {"EventID": 4, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // sysmon_status2
-  {logsource: {"category": "sysmon_status", "product": "windows"}, conditions: {"EventID": 16, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "sysmon_status", "product": "windows"}, conditions: {"EventID": 16, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // process_terminated
-  {logsource: {"category": "process_termination", "product": "windows"}, conditions: {"EventID": 5, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "process_termination", "product": "windows"}, conditions: {"EventID": 5, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // driver_loaded
-  {logsource: {"category": "driver_load", "product": "windows"}, conditions: {"EventID": 6, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "driver_load", "product": "windows"}, conditions: {"EventID": 6, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // image_loaded
-  {logsource: {"category": "image_load", "product": "windows"}, conditions: {"EventID": 7, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "image_load", "product": "windows"}, conditions: {"EventID": 7, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // create_remote_thread
-  {logsource: {"category": "create_remote_thread", "product": "windows"}, conditions: {"EventID": 8, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "create_remote_thread", "product": "windows"}, conditions: {"EventID": 8, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // raw_access_thread
-  {logsource: {"category": "raw_access_thread", "product": "windows"}, conditions: {"EventID": 9, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "raw_access_thread", "product": "windows"}, conditions: {"EventID": 9, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // process_access
-  {logsource: {"category": "process_access", "product": "windows"}, conditions: {"EventID": 10, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "process_access", "product": "windows"}, conditions: {"EventID": 10, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // file_creation
-  {logsource: {"category": "file_event", "product": "windows"}, conditions: {"EventID": 11, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "file_event", "product": "windows"}, conditions: {"EventID": 11, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // registry_event1
-  {logsource: {"category": "registry_event", "product": "windows"}, conditions: {"EventID": 12, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "registry_event", "product": "windows"}, conditions: {"EventID": 12, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // registry_event2
-  {logsource: {"category": "registry_event", "product": "windows"}, conditions: {"EventID": 13, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "registry_event", "product": "windows"}, conditions: {"EventID": 13, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // registry_event3
-  {logsource: {"category": "registry_event", "product": "windows"}, conditions: {"EventID": 14, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "registry_event", "product": "windows"}, conditions: {"EventID": 14, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // registry_add
-  {logsource: {"category": "registry_add", "product": "windows"}, conditions: {"EventID": 12, "EventType": "CreateKey", "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "registry_add", "product": "windows"}, conditions: {"EventID": 12, "EventType": "CreateKey", "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // registry_delete_key
-  {logsource: {"category": "registry_delete", "product": "windows"}, conditions: {"EventID": 12, "EventType": "DeleteKey", "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "registry_delete", "product": "windows"}, conditions: {"EventID": 12, "EventType": "DeleteKey", "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // registry_delete_value
-  {logsource: {"category": "registry_delete", "product": "windows"}, conditions: {"EventID": 12, "EventType": "DeleteValue", "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "registry_delete", "product": "windows"}, conditions: {"EventID": 12, "EventType": "DeleteValue", "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // registry_set
-  {logsource: {"category": "registry_set", "product": "windows"}, conditions: {"EventID": 13, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "registry_set", "product": "windows"}, conditions: {"EventID": 13, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // registry_rename
-  {logsource: {"category": "registry_rename", "product": "windows"}, conditions: {"EventID": 14, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "registry_rename", "product": "windows"}, conditions: {"EventID": 14, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // create_stream_hash
-  {logsource: {"category": "create_stream_hash", "product": "windows"}, conditions: {"EventID": 15, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "create_stream_hash", "product": "windows"}, conditions: {"EventID": 15, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // pipe_created1
-  {logsource: {"category": "pipe_created", "product": "windows"}, conditions: {"EventID": 17, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "pipe_created", "product": "windows"}, conditions: {"EventID": 17, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // pipe_created2
-  {logsource: {"category": "pipe_created", "product": "windows"}, conditions: {"EventID": 18, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "pipe_created", "product": "windows"}, conditions: {"EventID": 18, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // wmi_event1
-  {logsource: {"category": "wmi_event", "product": "windows"}, conditions: {"EventID": 19, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "wmi_event", "product": "windows"}, conditions: {"EventID": 19, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // wmi_event2
-  {logsource: {"category": "wmi_event", "product": "windows"}, conditions: {"EventID": 20, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "wmi_event", "product": "windows"}, conditions: {"EventID": 20, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // wmi_event3
-  {logsource: {"category": "wmi_event", "product": "windows"}, conditions: {"EventID": 21, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "wmi_event", "product": "windows"}, conditions: {"EventID": 21, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // dns_query
-  {logsource: {"category": "dns_query", "product": "windows"}, conditions: {"EventID": 22, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "dns_query", "product": "windows"}, conditions: {"EventID": 22, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // file_delete
-  {logsource: {"category": "file_delete", "product": "windows"}, conditions: {"EventID": 23, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "file_delete", "product": "windows"}, conditions: {"EventID": 23, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // clipboard_change
-  {logsource: {"category": "clipboard_change", "product": "windows"}, conditions: {"EventID": 24, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "clipboard_change", "product": "windows"}, conditions: {"EventID": 24, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // process_tampering
-  {logsource: {"category": "process_tampering", "product": "windows"}, conditions: {"EventID": 25, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "process_tampering", "product": "windows"}, conditions: {"EventID": 25, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // file_delete_detected
-  {logsource: {"category": "file_delete_detected", "product": "windows"}, conditions: {"EventID": 26, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "file_delete_detected", "product": "windows"}, conditions: {"EventID": 26, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // file_block_executable
-  {logsource: {"category": "file_block_executable", "product": "windows"}, conditions: {"EventID": 27, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "file_block_executable", "product": "windows"}, conditions: {"EventID": 27, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // file_block_shredding
-  {logsource: {"category": "file_block_shredding", "product": "windows"}, conditions: {"EventID": 28, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "file_block_shredding", "product": "windows"}, conditions: {"EventID": 28, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // file_executable_detected
-  {logsource: {"category": "file_executable_detected", "product": "windows"}, conditions: {"EventID": 29, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "file_executable_detected", "product": "windows"}, conditions: {"EventID": 29, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // sysmon_error
-  {logsource: {"category": "sysmon_error", "product": "windows"}, conditions: {"EventID": 255, "Channel": "Microsoft-Windows-Sysmon/Operational"}},
+  {logsource: {"category": "sysmon_error", "product": "windows"}, conditions: {"EventID": 255, "Channel": "Microsoft-Windows-Sysmon/Operational"}, rewrite: {"product": "windows", "service": "sysmon"}},
   // ps_module
-  {logsource: {"category": "ps_module", "product": "windows"}, conditions: {"EventID": 4103, "Channel": ["Microsoft-Windows-PowerShell/Operational", "PowerShellCore/Operational"]}},
+  {logsource: {"category": "ps_module", "product": "windows"}, conditions: {"EventID": 4103, "Channel": ["Microsoft-Windows-PowerShell/Operational", "PowerShellCore/Operational"]}, rewrite: {"product": "windows", "service": "powershell"}},
   // ps_script
-  {logsource: {"category": "ps_script", "product": "windows"}, conditions: {"EventID": 4104, "Channel": ["Microsoft-Windows-PowerShell/Operational", "PowerShellCore/Operational"]}},
+  {logsource: {"category": "ps_script", "product": "windows"}, conditions: {"EventID": 4104, "Channel": ["Microsoft-Windows-PowerShell/Operational", "PowerShellCore/Operational"]}, rewrite: {"product": "windows", "service": "powershell"}},
   // ps_classic_start
-  {logsource: {"category": "ps_classic_start", "product": "windows"}, conditions: {"EventID": 400, "Channel": "Windows PowerShell"}},
+  {logsource: {"category": "ps_classic_start", "product": "windows"}, conditions: {"EventID": 400, "Channel": "Windows PowerShell"}, rewrite: {"product": "windows", "service": "powershell-classic"}},
   // ps_classic_provider_start
-  {logsource: {"category": "ps_classic_provider_start", "product": "windows"}, conditions: {"EventID": 600, "Channel": "Windows PowerShell"}},
+  {logsource: {"category": "ps_classic_provider_start", "product": "windows"}, conditions: {"EventID": 600, "Channel": "Windows PowerShell"}, rewrite: {"product": "windows", "service": "powershell-classic"}},
   // ps_classic_script
-  {logsource: {"category": "ps_classic_script", "product": "windows"}, conditions: {"EventID": 800, "Channel": "Windows PowerShell"}},
+  {logsource: {"category": "ps_classic_script", "product": "windows"}, conditions: {"EventID": 800, "Channel": "Windows PowerShell"}, rewrite: {"product": "windows", "service": "powershell-classic"}},
   // windows-application
   {logsource: {"product": "windows", "service": "application"}, conditions: {"Channel": "Application"}},
   // windows-security
@@ -128,7 +131,7 @@ export const THOR_LOGSOURCES: LogsourceCondition[] = [
   // windows-defender
   {logsource: {"product": "windows", "service": "windefend"}, conditions: {"Channel": "Microsoft-Windows-Windows Defender/Operational"}},
   // windows-defender-antivirus-mapping
-  {logsource: {"category": "antivirus"}, conditions: {"EventID": [1006, 1007, 1008, 1009, 1010, 1011, 1012, 1017, 1018, 1019, 1115, 1116], "Channel": "Microsoft-Windows-Windows Defender/Operational"}, renames: {"Signature": "ThreatName", "Filename": "Path"}},
+  {logsource: {"category": "antivirus"}, conditions: {"EventID": [1006, 1007, 1008, 1009, 1010, 1011, 1012, 1017, 1018, 1019, 1115, 1116], "Channel": "Microsoft-Windows-Windows Defender/Operational"}, renames: {"Signature": "ThreatName", "Filename": "Path"}, rewrite: {"product": "windows", "service": "windefend"}},
   // windows-firewall-advanced-security
   {logsource: {"product": "windows", "service": "firewall-as"}, conditions: {"Channel": "Microsoft-Windows-Windows Firewall With Advanced Security/Firewall"}},
   // windows-bits-client
