@@ -28,9 +28,22 @@ const READ_CHUNK = 1 << 20;
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
 
+/** Whether the message stream went away (`2>&1 | head`): messages are dropped, the scan goes on. */
+let messagesGone = false;
+
 function say(text: string): void {
+  if (messagesGone) return;
   const safe = text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   process.stderr.write(`vigil scan: ${safe}\n`);
+}
+
+/** C1 control characters, which JSON leaves as they are but a terminal obeys. */
+const C1 = /[\x80-\x9f]/g;
+
+/** JSON text of a value, C1 control characters escaped (`\u009b`): a result line must not drive the
+ * terminal either. */
+function jsonText(v: unknown): string {
+  return JSON.stringify(v).replace(C1, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
 }
 
 /** Why the events input cannot be read (null when it can be opened): a missing file, a directory. */
@@ -45,6 +58,9 @@ function eventsProblem(events: string): string | null {
 }
 
 export async function scan(argv: string[]): Promise<number> {
+  process.stderr.on('error', () => {
+    messagesGone = true;
+  });
   let args: ScanArgs | 'help';
   try {
     args = parseScanArgs(argv);
@@ -82,7 +98,7 @@ export async function scan(argv: string[]): Promise<number> {
   }
   // Per-rule output suffixes, built once.
   const suffix = catalog.rules.map(
-    (r) => `,"rule_id":${JSON.stringify(r.id)},"rule_title":${JSON.stringify(r.title)},"level":${JSON.stringify(r.level)},"rule_path":${JSON.stringify(r.path)}}\n`,
+    (r) => `,"rule_id":${jsonText(r.id)},"rule_title":${jsonText(r.title)},"level":${jsonText(r.level)},"rule_path":${jsonText(r.path)}}\n`,
   );
 
   const input: Readable = args.events === '-' ? process.stdin : createReadStream(args.events, { highWaterMark: READ_CHUNK });

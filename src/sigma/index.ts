@@ -1,7 +1,7 @@
 // Public API of the Sigma engine (a pure library: no I/O, no imports from outside src/sigma/).
 // Promises: parseRule/parseRules never throw for bad input; compileRule never throws for rule content.
 export { parseRule, parseRules } from './load/parse-rule.js';
-export { moreDocumentsThan } from './load/yaml11.js';
+export { moreDocumentsThan, MAX_STREAM_BYTES } from './load/yaml11.js';
 export { compileRule } from './compile-rule.js';
 export type { CompileResult, CompileOptions } from './compile-rule.js';
 export { filterApplies } from './filters.js';
