@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { compileDsl, compileRule, getPreset, parseRules } from '../../src/sigma/index.js';
 import { toLuceneRegex } from '../../src/sigma/opensearch/lucene-regex.js';
 import { compile } from './helpers.js';
-import { evalDsl } from './dsl-eval.js';
+import { evalDsl, IP_SUBFIELD, NUMERIC_SUBFIELD } from './dsl-eval.js';
 import { regressionCases, rulesRoot, yamlFiles } from './corpus-helpers.js';
 
 test('DSL shapes: term / prefix / wildcard / regexp / range / exists / bool, case_insensitive', () => {
   const m = compile(`sel:\n    A: x\n    B|startswith: 'p*'\n    C|endswith: '\\a?'\n    D|re: '^\\d+$'\n    E|gte: 5\n    F: null\nfilter:\n    G|cased: Y\ncondition: sel and not filter`);
-  const r = compileDsl(m.ir);
+  const r = compileDsl(m.ir, { numericSubfield: NUMERIC_SUBFIELD });
   assert.ok(r.ok);
   if (!r.ok) return;
   const text = JSON.stringify(r.query);
@@ -22,7 +22,7 @@ test('DSL shapes: term / prefix / wildcard / regexp / range / exists / bool, cas
     '{"prefix":{"B":{"value":"p","case_insensitive":true}}}',
     String.raw`{"wildcard":{"C":{"value":"*\\\\a?","case_insensitive":true}}}`,
     '{"regexp":{"D":{"value":"[0-9]+\\n?","flags":"NONE","case_insensitive":false}}}',
-    '{"range":{"E":{"gte":5}}}',
+    '{"range":{"E.num":{"gte":5}}}',
     '{"bool":{"must_not":[{"exists":{"field":"F"}}]}}',
     '{"term":{"G":{"value":"Y","case_insensitive":false}}}',
     '"_name":"sel"',
@@ -78,7 +78,7 @@ test('DSL and JS matcher agree on the corpus and the regression events', () => {
       if (!r.ok) continue;
       const c = compileRule(r.rule, getPreset('windows-thor'));
       if (!c.ok) continue;
-      const d = compileDsl(c.matcher.ir, { keywordFields: ['Message'] });
+      const d = compileDsl(c.matcher.ir, { keywordFields: ['Message'], ipSubfield: IP_SUBFIELD, numericSubfield: NUMERIC_SUBFIELD });
       if (!d.ok) {
         refused++;
         continue;

@@ -1,9 +1,11 @@
 // IR → OpenSearch query DSL. Promises: the query selects exactly the documents the JS matcher matches,
-// assuming string fields are mapped as `keyword` (whole values, case-insensitive via `case_insensitive`) and
-// IP fields as `ip` for `cidr`; constructs without a faithful DSL form (time-part modifiers, fieldref,
-// regexes Lucene cannot express, keyword searches without configured keyword fields, queries over the
-// cluster's clause limit) are refused with a reason instead of being approximated. Search identifiers
-// become `_name`d clauses (matched_queries).
+// assuming string fields are mapped as `keyword` (whole values, case-insensitive via `case_insensitive`),
+// with an `ip` subfield for `cidr` and a numeric subfield for `gt`/`gte`/`lt`/`lte` when the caller names
+// them (a range on a keyword compares text, and an `ip` field cannot hold the `-` Windows writes for "no
+// address"); constructs without a faithful DSL form (time-part modifiers, fieldref, regexes Lucene cannot
+// express or OpenSearch would refuse, keyword searches without configured keyword fields, cidr or numeric
+// comparisons without their subfield, queries over the cluster's clause limit) are refused with a reason
+// instead of being approximated. Search identifiers become `_name`d clauses (matched_queries of a search).
 import { ANY, ONE } from '../detection/sigma-string.js';
 import type { IRNode, StrPart, Test } from '../ir.js';
 import { toLuceneRegex } from './lucene-regex.js';
@@ -16,6 +18,12 @@ export interface DslOptions {
   /** Most leaf clauses a query may hold: OpenSearch refuses bigger ones (`indices.query.bool.max_clause_count`,
    * 1,024 by default), so they are refused here with that reason. */
   maxClauses?: number;
+  /** Name of the `ip` subfield every field compared by `cidr` has (a multi-field of type `ip` with
+   * `ignore_malformed`, e.g. `ip` for `IpAddress.ip`); without it `cidr` is refused. */
+  ipSubfield?: string;
+  /** Name of the numeric subfield (type `double`, `ignore_malformed`) every field compared by
+   * `gt`/`gte`/`lt`/`lte` has; without it those comparisons are refused. */
+  numericSubfield?: string;
 }
 
 export const DEFAULT_MAX_CLAUSES = 1024;
@@ -84,10 +92,22 @@ class DslCompiler {
         }
         return { regexp: { [field]: { value: r.source, flags: 'NONE', case_insensitive: r.caseInsensitive } } };
       }
-      case 'cidr':
-        return { term: { [field]: test.text } };
-      case 'cmp':
-        return { range: { [field]: { [test.cmp]: test.n } } };
+      case 'cidr': {
+        const sub = this.options.ipSubfield;
+        if (!sub) {
+          this.errors.push(`${field}: cidr needs an ip-typed subfield of the field (ipSubfield)`);
+          return { match_none: {} };
+        }
+        return { term: { [`${field}.${sub}`]: test.text } };
+      }
+      case 'cmp': {
+        const sub = this.options.numericSubfield;
+        if (!sub) {
+          this.errors.push(`${field}: ${test.cmp} needs a numeric subfield of the field (numericSubfield); on a keyword it would compare text`);
+          return { match_none: {} };
+        }
+        return { range: { [`${field}.${sub}`]: { [test.cmp]: test.n } } };
+      }
       case 'time':
         this.errors.push(`${field}: the ${test.part} modifier has no OpenSearch DSL equivalent`);
         return { match_none: {} };

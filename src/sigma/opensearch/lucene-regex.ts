@@ -1,12 +1,17 @@
 // Translating a Sigma `re` value (PCRE-like, unanchored search) into a Lucene regexp (anchored to the whole
 // term) for OpenSearch. Promises: the translation either matches exactly the same strings (without
 // newlines; for `\d`, `\w` and `\s`, on ASCII: Lucene's classes are ASCII, the matcher's Unicode) or is
-// refused with a reason: shorthand classes become explicit classes, `(?:` becomes `(`, lazy
+// refused with a reason: shorthand classes become explicit classes, `(?:` becomes `(`, an empty
+// alternative becomes `()` (Lucene would read the character after a bare `|` as a literal), lazy
 // quantifiers become greedy (same truth value), a leading `^` / trailing `$` become anchors (the `$` also
-// before a final newline, as the matcher reads it) and anything else unanchored gets `.*` around it;
-// lookaround, backreferences, word boundaries and inner anchors are refused. Lucene-only operator
-// characters (`# @ & < > ~ "`) are escaped when literal. The value is first checked and spelled
-// canonically as Python reads it (canonicalRegex), as the matcher and the index read it.
+// before a final newline, as the matcher reads it) and anything else unanchored gets `.*` around it; under
+// `i`, a character class with a range also lists the other case of the ASCII letters it covers (Lucene 9
+// folds single characters only, never ranges); lookaround, backreferences, word boundaries and inner
+// anchors are refused, and so are results longer than OpenSearch's `index.max_regex_length` (1,000) and
+// unanchored regexes with a bounded repeat wider than MAX_REPEAT_SPAN (whose automaton exceeds OpenSearch's
+// default determinization budget). Lucene-only operator characters (`# @ & < > ~ "`) are escaped when
+// literal. The value is first checked and spelled canonically as Python reads it (canonicalRegex), as the
+// matcher and the index read it.
 import { canonicalRegex } from '../regex/python-syntax.js';
 import { repetitionAt } from '../regex/python-repeat.js';
 
@@ -19,6 +24,42 @@ const SHORTHAND: Record<string, string> = {
 };
 const CONTROL: Record<string, string> = { t: '\t', n: '\n', r: '\r', f: '\f', v: '\v' };
 const LUCENE_EXTRA = new Set(['#', '@', '&', '<', '>', '~', '"']);
+/** OpenSearch's default `index.max_regex_length`. */
+export const MAX_LUCENE_REGEX_LENGTH = 1000;
+/** Widest bounded repeat (max - min) of an unanchored regex: beyond, the automaton Lucene determinizes for
+ * `.*…{m,n}…` takes more work than OpenSearch's default `max_determinized_states` allows (a heuristic:
+ * `[^"]{0,64}` fits, `.{2,128}` and `[^\\]{1,256}` do not). */
+const MAX_REPEAT_SPAN = 64;
+const LETTERS = Array.from({ length: 26 }, (_, n) => [String.fromCharCode(65 + n), String.fromCharCode(97 + n)]).flat();
+
+/** Index of the `]` closing the class opened at src[start] (Python syntax: a `]` first is a character). */
+function classEnd(src: string, start: number): number {
+  let k = start + 1;
+  if (src[k] === '^') k++;
+  if (src[k] === ']') k++;
+  for (; k < src.length; k++) {
+    if (src[k] === '\\') k++;
+    else if (src[k] === ']') return k;
+  }
+  return -1;
+}
+
+/** ASCII letters to add to the class `text` (with its brackets) so that Lucene, which folds single
+ * characters only, matches as the matcher does under `i`: the letters `i` adds to a class with a range
+ * (or, negated, removes from it). None when the class has no range. */
+function otherCaseLetters(text: string): string {
+  const body = text.slice(1, -1).replace(/^\^/, '');
+  if (!/[^\\]-[^\]]/.test(body)) return '';
+  let plain: RegExp;
+  let folded: RegExp;
+  try {
+    plain = new RegExp(text);
+    folded = new RegExp(text, 'i');
+  } catch {
+    return '';
+  }
+  return LETTERS.filter((l) => plain.test(l) !== folded.test(l)).join('');
+}
 
 export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s: boolean }): LuceneRegex {
   const canonical = canonicalRegex({ source: input, ...flags });
@@ -40,8 +81,14 @@ export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s:
   let inClass = false;
   let depth = 0;
   let topLevelAlt = false;
+  let classExtra = '';
+  /** Whether an alternative starts here (start, after `(` or `|`): an empty one becomes `()`. */
+  let altStart = true;
+  let widestRepeat = 0;
   for (let k = 0; k < src.length; k++) {
     const c = src[k];
+    if (!inClass && altStart && (c === '|' || c === ')')) out += '()';
+    altStart = false;
     if (c === '\\') {
       const n = src[k + 1];
       k++;
@@ -69,14 +116,19 @@ export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s:
       continue;
     }
     if (inClass) {
-      if (c === ']') inClass = false;
+      if (c === ']') {
+        inClass = false;
+        out += classExtra;
+      }
       // `[` inside a class is a character (Python has no POSIX classes).
       out += c === '"' || c === '[' || LUCENE_EXTRA.has(c) ? '\\' + c : c;
       continue;
     }
     switch (c) {
-      case '[':
+      case '[': {
         inClass = true;
+        const end = classEnd(src, k);
+        classExtra = i && end > 0 ? otherCaseLetters(src.slice(k, end + 1)) : '';
         out += c;
         if (src[k + 1] === '^') {
           out += '^';
@@ -87,6 +139,7 @@ export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s:
           k++;
         }
         break;
+      }
       case '(':
         if (src[k + 1] === '?') {
           if (src[k + 2] === ':') {
@@ -95,6 +148,7 @@ export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s:
         }
         depth++;
         out += '(';
+        altStart = true;
         break;
       case ')':
         depth--;
@@ -103,6 +157,7 @@ export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s:
       case '|':
         if (depth === 0) topLevelAlt = true;
         out += '|';
+        altStart = true;
         break;
       case '^':
       case '$':
@@ -116,6 +171,8 @@ export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s:
       case '{': {
         const r = repetitionAt(src, k);
         if (r) {
+          const max = /^,(\d+)$/.exec(r.rest);
+          if (max) widestRepeat = Math.max(widestRepeat, Number(max[1]) - Number(r.min));
           out += `{${r.min}${r.rest}}`; // Lucene needs the minimum written
           k += r.length - 1;
           if (src[k + 1] === '?') k++;
@@ -133,10 +190,18 @@ export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s:
     }
   }
   if (inClass || depth !== 0) return { ok: false, message: 'unbalanced regex' };
+  if (altStart && topLevelAlt) out += '()'; // a trailing empty alternative
   if (topLevelAlt && (anchoredStart || anchoredEnd)) return { ok: false, message: 'anchored top-level alternation is not supported' };
+  if (!anchoredStart && widestRepeat > MAX_REPEAT_SPAN) {
+    return { ok: false, message: `a bounded repeat ${widestRepeat} wide in an unanchored regex needs a larger automaton than OpenSearch builds by default (at most ${MAX_REPEAT_SPAN})` };
+  }
   const body = topLevelAlt ? `(${out})` : out;
   // A trailing `$` also holds before a newline that ends the value, as in the matcher (safe-regex.ts).
-  return { ok: true, source: (anchoredStart ? '' : '.*') + body + (anchoredEnd ? '\n?' : '.*'), caseInsensitive: i };
+  const source = (anchoredStart ? '' : '.*') + body + (anchoredEnd ? '\n?' : '.*');
+  if (source.length > MAX_LUCENE_REGEX_LENGTH) {
+    return { ok: false, message: `the Lucene regexp is ${source.length} characters long; OpenSearch allows ${MAX_LUCENE_REGEX_LENGTH} (index.max_regex_length)` };
+  }
+  return { ok: true, source, caseInsensitive: i };
 }
 
 function escapeLiteral(c: string, inClass: boolean): string {
