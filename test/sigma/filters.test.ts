@@ -64,4 +64,7 @@ test('catalogue warnings: filter references naming no loaded rule, rules the pip
   // An id written in upper case is the same id.
   const twice = buildCatalog([sources[0], { path: 'r2.yml', text: sources[0].text.replace('5638f7c0-ac70-491d-8465-2a65075e0d86', '5638F7C0-AC70-491D-8465-2A65075E0D86') }], getPreset('sigma-native')!);
   assert.deepEqual(twice.warnings, ['rule id 5638F7C0-AC70-491D-8465-2A65075E0D86 is used by r.yml and r2.yml']);
+  // Documents of one collection sharing an id are named by their place in the file.
+  const collection = buildCatalog([{ path: 'c.yml', text: `${sources[0].text}\n---\n${sources[0].text}` }], getPreset('sigma-native')!);
+  assert.deepEqual(collection.warnings, ['rule id 5638f7c0-ac70-491d-8465-2a65075e0d86 is used by documents 1 and 2 of c.yml']);
 });

@@ -49,7 +49,7 @@ export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline):
   const warnings: string[] = [];
   // Filters may come after the rules they name: every document is read before any rule is compiled.
   const filters: SigmaRule[] = [];
-  const detections: Array<{ path: string; rule: SigmaRule; which: string }> = [];
+  const detections: Array<{ path: string; rule: SigmaRule; which: string; doc: number }> = [];
   for (const { path, text } of sources) {
     const documents = [...parseRules(text)];
     // In a file of several documents, a reason says which one it is about.
@@ -58,13 +58,13 @@ export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline):
       if (!parsed.ok) rejected.push({ path, reason: which(i) + (parsed.kind === 'yaml' ? `YAML: ${parsed.message}` : reasonOf(parsed.errors)) });
       else if (parsed.rule.kind === 'filter') filters.push(parsed.rule);
       else if (parsed.rule.kind === 'correlation') rejected.push({ path, reason: `${which(i)}correlation rules are not evaluated by scan (they need event history)` });
-      else detections.push({ path, rule: parsed.rule, which: which(i) });
+      else detections.push({ path, rule: parsed.rule, which: which(i), doc: i + 1 });
     });
     if (documents.length === 0) rejected.push({ path, reason: 'no Sigma document in the file' });
   }
-  const pathOfId = new Map<string, string>();
+  const firstWithId = new Map<string, { path: string; doc: number }>();
   const loaded: SigmaRule[] = [];
-  for (const { path, rule, which } of detections) {
+  for (const { path, rule, which, doc } of detections) {
     const compiled = compileRule(rule, pipeline, { filters });
     if (!compiled.ok) {
       rejected.push({ path, reason: which + reasonOf(compiled.errors) });
@@ -73,9 +73,10 @@ export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline):
     if (rule.id !== undefined) {
       // Ids are UUIDs: one in upper case is the same id.
       const id = rule.id.toLowerCase();
-      const first = pathOfId.get(id);
-      if (first !== undefined) warnings.push(`rule id ${rule.id} is used by ${first} and ${path}`);
-      else pathOfId.set(id, path);
+      const first = firstWithId.get(id);
+      if (first === undefined) firstWithId.set(id, { path, doc });
+      else if (first.path !== path) warnings.push(`rule id ${rule.id} is used by ${first.path} and ${path}`);
+      else warnings.push(`rule id ${rule.id} is used by documents ${first.doc} and ${doc} of ${path}`);
     }
     index.add(rules.length, compiled.matcher);
     rules.push({ id: rule.id ?? null, title: rule.title, level: rule.level ?? null, path });
