@@ -1,4 +1,5 @@
-// Command-line arguments of `vigil scan`. Promises: `--rules` takes one or more paths and may be repeated;
+// Command-line arguments of `vigil scan`. Promises: `--rules` takes one or more paths (up to the next
+// argument that starts with `-`) and may be repeated;
 // every option also accepts the `--option=value` form; anything else is a UsageError with a message.
 import { listPresets } from '../sigma/index.js';
 
@@ -46,7 +47,8 @@ export function parseScanArgs(argv: string[]): ScanArgs | 'help' {
     if (name === '-h' || name === '--help') return 'help';
     if (name === '--rules') {
       rules.push(value());
-      while (i + 1 < argv.length && !argv[i + 1].startsWith('--')) rules.push(argv[++i]);
+      // Paths follow until the next option (`-h` included: a file named like an option is `./-h`).
+      while (i + 1 < argv.length && !(argv[i + 1].startsWith('-') && argv[i + 1].length > 1)) rules.push(argv[++i]);
     } else if (name === '--events') {
       if (events !== undefined) throw new UsageError('--events given twice');
       events = value();

@@ -113,11 +113,20 @@ test('usage errors exit 2 with a clear message', async () => {
     [['--rules', rules], /--events is required/],
     [['--rules', rules, '--events', '-', '--pipeline', 'nope'], /unknown pipeline 'nope'/],
     [['--rules', rules, '--events', '-', '--frobnicate'], /unknown argument '--frobnicate'/],
+    // The paths of --rules end at the next option, a short one included.
+    [['--rules', rules, '-x', '--events', '-'], /unknown argument '-x'/],
   ] as Array<[string[], RegExp]>) {
     const r = await vigil(['scan', ...args]);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, msg);
   }
+});
+
+test('-h after the rule paths shows the usage', async () => {
+  const rules = join(rulesRoot, 'rules/windows/process_creation/proc_creation_win_whoami_execution.yml');
+  const r = await vigil(['scan', '--rules', rules, '-h']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^usage: vigil scan --rules/);
 });
 
 test('inputs that cannot be read exit 1; a missing rules path is reported and the others still scan', async () => {
