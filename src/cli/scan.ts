@@ -8,7 +8,7 @@
 // could not be written, 130 on Ctrl-C (after writing what was found and the summary). Messages about
 // lines give the 1-based line with its 0-based event number (the `event` of the results). Under a pipeline
 // that reads flat Windows events, events in evtx_dump's shape are flattened first.
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, fstatSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { buildCatalog, EventTooDeepError, flattenWindowsEvent, getPreset, isEvtxDump, listPresets } from '../sigma/index.js';
 import { ndjsonBatches, MAX_LINE_CHARS } from './ndjson-lines.js';
@@ -48,7 +48,13 @@ function jsonText(v: unknown): string {
 
 /** Why the events input cannot be read (null when it can be opened): a missing file, a directory. */
 function eventsProblem(events: string): string | null {
-  if (events === '-') return null;
+  if (events === '-') {
+    try {
+      return fstatSync(0).isDirectory() ? '--events -: standard input is a directory' : null;
+    } catch {
+      return null; // no descriptor to inspect: reading will tell
+    }
+  }
   try {
     if (statSync(events).isDirectory()) return `--events ${events}: is a directory`;
   } catch (e) {

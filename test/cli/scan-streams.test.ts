@@ -1,10 +1,10 @@
 // `vigil scan` at the edges of its files and streams, as a real process: rule files whose names are not
 // UTF-8, rule files far larger than a rule text may be (never read), a message stream whose reader goes
-// away, and control characters in the rule paths written to the results.
+// away, control characters in the rule paths written to the results, and a directory as standard input.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../sigma/corpus-helpers.js';
@@ -69,4 +69,18 @@ test('C1 control characters of a rule path are escaped in the result lines', asy
   assert.ok(!r.stdout.includes('\u009b'), JSON.stringify(r.stdout));
   assert.ok(r.stdout.includes('csi\\u009b2J.yml'), r.stdout);
   assert.equal(JSON.parse(r.stdout).rule_path, join(d, 'csi\u009b2J.yml'));
+});
+
+test('a directory as standard input is an input that cannot be read (exit 1)', async () => {
+  const rule = join(dir('stdin-dir'), 'whoami.yml');
+  writeFileSync(rule, RULE);
+  const code = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+    const p = spawn(process.execPath, vigilArgv(['scan', '--rules', rule, '--events', '-']), { cwd: repoRoot, stdio: [openSync(tmp, 'r'), 'ignore', 'pipe'] });
+    let err = '';
+    p.stderr.setEncoding('utf8').on('data', (s: string) => (err += s));
+    p.on('error', reject);
+    p.on('close', (c) => resolve({ code: c, stderr: err }));
+  });
+  assert.equal(code.code, 1, code.stderr);
+  assert.match(code.stderr, /--events -: standard input is a directory/);
 });
