@@ -245,7 +245,7 @@ function isAbsence(v: ValueExpr): boolean {
   return v.t === 'null' || (v.t === 'exists' && !v.b);
 }
 
-function renameKey(r: Record<string, string> | undefined, rewrite: LogsourceCondition['rewrite']): string {
+function alternativeKey(r: Record<string, string> | undefined, rewrite: LogsourceCondition['rewrite']): string {
   return JSON.stringify([Object.entries(r ?? {}).sort(), rewrite?.product, rewrite?.service]);
 }
 
@@ -285,10 +285,10 @@ export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: AppliedFilte
   // Group alternatives by their renames and rewrites so the detection is lowered once per distinct pair.
   const groups = new Map<string, LogsourceCondition[]>();
   for (const l of byCategory.length ? byCategory : applicable) {
-    const k = renameKey(l.renames, l.rewrite);
+    const k = alternativeKey(l.renames, l.rewrite);
     groups.set(k, [...(groups.get(k) ?? []), l]);
   }
-  if (groups.size === 0) groups.set(renameKey(undefined, undefined), []);
+  if (groups.size === 0) groups.set(alternativeKey(undefined, undefined), []);
   const errors: FieldError[] = [];
   const unmapped = new Set<string>();
   const alternatives: IRNode[] = [];

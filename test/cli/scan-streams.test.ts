@@ -74,13 +74,13 @@ test('C1 control characters of a rule path are escaped in the result lines', asy
 test('a directory as standard input is an input that cannot be read (exit 1)', async () => {
   const rule = join(dir('stdin-dir'), 'whoami.yml');
   writeFileSync(rule, RULE);
-  const code = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+  const result = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
     const p = spawn(process.execPath, vigilArgv(['scan', '--rules', rule, '--events', '-']), { cwd: repoRoot, stdio: [openSync(tmp, 'r'), 'ignore', 'pipe'] });
     let err = '';
-    p.stderr.setEncoding('utf8').on('data', (s: string) => (err += s));
+    p.stderr?.setEncoding('utf8').on('data', (s: string) => (err += s));
     p.on('error', reject);
     p.on('close', (c) => resolve({ code: c, stderr: err }));
   });
-  assert.equal(code.code, 1, code.stderr);
-  assert.match(code.stderr, /--events -: standard input is a directory/);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /--events -: standard input is a directory/);
 });
