@@ -25,7 +25,7 @@ const SHORTHAND: Record<string, string> = {
 const CONTROL: Record<string, string> = { t: '\t', n: '\n', r: '\r', f: '\f', v: '\v' };
 const LUCENE_EXTRA = new Set(['#', '@', '&', '<', '>', '~', '"']);
 /** OpenSearch's default `index.max_regex_length`. */
-export const MAX_LUCENE_REGEX_LENGTH = 1000;
+const MAX_LUCENE_REGEX_LENGTH = 1000;
 /** Widest bounded repeat (max - min) of an unanchored regex: beyond, the automaton Lucene determinizes for
  * `.*…{m,n}…` takes more work than OpenSearch's default `max_determinized_states` allows (a heuristic:
  * `[^"]{0,64}` fits, `.{2,128}` and `[^\\]{1,256}` do not). */
@@ -46,19 +46,18 @@ function classEnd(src: string, start: number): number {
 
 /** ASCII letters to add to the class `text` (with its brackets) so that Lucene, which folds single
  * characters only, matches as the matcher does under `i`: the letters `i` adds to a class with a range
- * (or, negated, removes from it). None when the class has no range. */
-function otherCaseLetters(text: string): string {
+ * (or, negated, removes from it). None when the class has no range; null when the class cannot be read
+ * here (the translation is then refused rather than left to fold differently). */
+function otherCaseLetters(text: string): string | null {
   const body = text.slice(1, -1).replace(/^\^/, '');
   if (!/[^\\]-[^\]]/.test(body)) return '';
-  let plain: RegExp;
-  let folded: RegExp;
   try {
-    plain = new RegExp(text);
-    folded = new RegExp(text, 'i');
+    const plain = new RegExp(text);
+    const folded = new RegExp(text, 'i');
+    return LETTERS.filter((l) => plain.test(l) !== folded.test(l)).join('');
   } catch {
-    return '';
+    return null;
   }
-  return LETTERS.filter((l) => plain.test(l) !== folded.test(l)).join('');
 }
 
 export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s: boolean }): LuceneRegex {
@@ -128,7 +127,9 @@ export function toLuceneRegex(input: string, flags: { i: boolean; m: boolean; s:
       case '[': {
         inClass = true;
         const end = classEnd(src, k);
-        classExtra = i && end > 0 ? otherCaseLetters(src.slice(k, end + 1)) : '';
+        const extra = i && end > 0 ? otherCaseLetters(src.slice(k, end + 1)) : '';
+        if (extra === null) return { ok: false, message: `the character class ${src.slice(k, end + 1)} cannot be made case-insensitive for Lucene` };
+        classExtra = extra;
         out += c;
         if (src[k + 1] === '^') {
           out += '^';
