@@ -222,7 +222,7 @@ export async function scan(argv: string[]): Promise<number> {
   if (interrupted) return 130;
   // Every non-blank line is an event or a bad line.
   if (bad > 0 && events === 0) {
-    say('no line of the input was a JSON object: newline-delimited JSON (one event per line) is expected');
+    say('no line of the input could be scanned (see the reasons above): newline-delimited JSON objects, one event per line, are expected');
     return 1;
   }
   return 0;

@@ -55,7 +55,7 @@ test('no rule loaded, or no event in a non-empty input, exits 1 with a message; 
   assert.match(r.stderr, /no rule loaded \(1 rejected\)/);
   r = await vigil(['scan', '--rules', rule, '--events', '-'], '{\n  "CommandLine": "whoami"\n}\n');
   assert.equal(r.code, 1, r.stderr);
-  assert.match(r.stderr, /no line of the input was a JSON object/);
+  assert.match(r.stderr, /no line of the input could be scanned \(see the reasons above\)/);
   r = await vigil(['scan', '--rules', rule, '--events', '-'], '[{"CommandLine": "whoami"}]\n');
   assert.match(r.stderr, /a JSON array, not an object \(NDJSON expected/);
   r = await vigil(['scan', '--rules', rule, '--events', '-'], '');
