@@ -1,5 +1,7 @@
 // Public API of the Sigma engine (a pure library: no I/O, no imports from outside src/sigma/).
 // Promises: parseRule/parseRules never throw for bad input; compileRule never throws for rule content.
+// Matchers and indexes take events as values: an event object must not be changed once it has been matched
+// (what was learnt of its keys may be reused); a changed event is matched as a new object.
 export { parseRule, parseRules } from './load/parse-rule.js';
 export { moreDocumentsThan, MAX_STREAM_BYTES } from './load/yaml11.js';
 export { compileRule } from './compile-rule.js';
