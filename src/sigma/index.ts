@@ -7,7 +7,6 @@ export { moreDocumentsThan, MAX_STREAM_BYTES } from './load/yaml11.js';
 export { compileRule } from './compile-rule.js';
 export type { CompileResult, CompileOptions } from './compile-rule.js';
 export { filterApplies } from './filters.js';
-export { ruleFields } from './rule-fields.js';
 export { getPreset, listPresets, buildPipeline } from './pipeline/presets.js';
 export type { Pipeline, PipelineSpec, LogsourceCondition } from './pipeline/pipeline.js';
 export type { CompiledRule, Explanation } from './compile/matcher.js';
