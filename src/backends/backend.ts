@@ -64,10 +64,11 @@ export interface StoredEventInput {
 /** Event history kept per index pattern (the embedded backend keeps it in the database). */
 export interface EventHistory {
   /**
-   * Stores events idempotently (the same event twice is kept once); answers the number newly stored.
+   * Stores events idempotently (the same event twice is kept once); answers the hashes of the events
+   * newly stored (an event already kept, or repeated in `events`, is stored once and answered once).
    * `json` is the event serialised once by the caller (it also hashed that text).
    */
-  store(tx: Queryable, patternId: string, events: StoredEventInput[]): Promise<number>;
+  store(tx: Queryable, patternId: string, events: StoredEventInput[]): Promise<Set<string>>;
   /**
    * Visits the events of a pattern with eventTime in (since, until], newest first, in bounded batches;
    * `visit` returns false to stop early. Never holds more than one batch in memory.

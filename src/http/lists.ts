@@ -14,18 +14,32 @@ export interface ListQuery {
   search?: string;
 }
 
-/** Query-string schema of a list endpoint: the common parameters plus the endpoint's own filters. */
-export function listQuerySchema<P extends TProperties>(sortFields: readonly string[], defaultSort: string, filters: P) {
-  return Type.Object({
+/** Paging and sorting parameters of every list endpoint (sub-lists of one resource take only these, with
+ * the filters that make sense for them). */
+function pageParameters(sortFields: readonly string[], defaultSort: string, defaultOrder: 'asc' | 'desc') {
+  return {
     page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
     page_size: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
     sort_by: StringEnum(sortFields, { default: defaultSort }),
-    sort_order: StringEnum(['asc', 'desc'] as const, { default: 'desc' }),
+    sort_order: StringEnum(['asc', 'desc'] as const, { default: defaultOrder }),
+  };
+}
+
+/** Query-string schema of a list endpoint: the common parameters plus the endpoint's own filters. */
+export function listQuerySchema<P extends TProperties>(sortFields: readonly string[], defaultSort: string, filters: P) {
+  return Type.Object({
+    ...pageParameters(sortFields, defaultSort, 'desc'),
     created_after: Type.Optional(Timestamp),
     created_before: Type.Optional(Timestamp),
     search: Type.Optional(Type.String({ maxLength: 200 })),
     ...filters,
   });
+}
+
+/** Query-string schema of a list inside one resource (a rule's versions, a pattern's fields): paging,
+ * sorting and the list's own filters. */
+export function subListQuerySchema<P extends TProperties>(sortFields: readonly string[], defaultSort: string, defaultOrder: 'asc' | 'desc', filters: P) {
+  return Type.Object({ ...pageParameters(sortFields, defaultSort, defaultOrder), ...filters });
 }
 
 export function listResponseSchema(item: TSchema) {

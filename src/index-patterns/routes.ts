@@ -5,7 +5,8 @@ import { Type } from '@fastify/type-provider-typebox';
 import { getPreset, listPresets } from '../sigma/index.js';
 import type { App, AppContext } from '../http/context.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
-import { Conditions, listQuerySchema, listResponseSchema, paginate } from '../http/lists.js';
+import { Conditions, listQuerySchema, listResponseSchema, paginate, subListQuerySchema } from '../http/lists.js';
+import { listFields } from '../ingest/field-catalogue.js';
 import { Empty, errorResponses, IdParams, StringEnum, Uuid } from '../http/schemas.js';
 import { recordAudit } from '../audit/log.js';
 import { sessionOf } from '../auth/access.js';
@@ -17,6 +18,7 @@ import { EntityFieldsSchema, FieldMappingSchema, IndexPatternSchema, IndexPatter
 const admin = { access: { auth: 'session' as const, role: 'admin' as const }, notFound: PATTERN_NOT_FOUND };
 const reader = { access: { auth: 'session' as const }, notFound: PATTERN_NOT_FOUND };
 
+const FieldListQuery = subListQuerySchema(['count', 'field', 'last_seen'], 'count', 'desc', { search: Type.Optional(Type.String({ maxLength: 200 })) });
 const Mappings = Type.Array(FieldMappingSchema, { maxItems: 2000 });
 const Retention = Type.Integer({ minimum: 1, maximum: 3650 });
 const TimestampField = Type.String({ minLength: 1, maxLength: 256 });
@@ -237,20 +239,17 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
         tags: ['index patterns'],
         summary: 'Fields seen in ingested events of this pattern, with how often',
         params: IdParams,
+        querystring: FieldListQuery,
         response: {
-          200: Type.Object({ items: Type.Array(Type.Object({ field: Type.String(), count: Type.Integer(), last_seen: Type.String({ format: 'date-time' }) })), total: Type.Integer() }),
-          ...errorResponses(401, 404),
+          200: listResponseSchema(Type.Object({ field: Type.String(), count: Type.Integer(), last_seen: Type.String({ format: 'date-time' }) })),
+          ...errorResponses(400, 401, 404),
         },
       },
     },
     async (request) => {
       const row = await findPatternById(ctx.db, request.params.id);
       if (!row) throw notFound(PATTERN_NOT_FOUND);
-      const fields = await ctx.db.query<{ field: string; count: number; last_seen: Date }>(
-        'SELECT field, count, last_seen FROM event_fields WHERE index_pattern_id = $1 ORDER BY count DESC, field',
-        [row.id],
-      );
-      return { items: fields.map((f) => ({ field: f.field, count: Number(f.count), last_seen: f.last_seen.toISOString() })), total: fields.length };
+      return listFields(ctx.db, row.id, request.query);
     },
   );
 }

@@ -1,5 +1,6 @@
 // The field catalogue: which (dotted) fields the events of an index pattern carry, and how often.
 import type { Queryable } from '../db/database.js';
+import { Conditions, paginate, type ListQuery, type Page } from '../http/lists.js';
 
 const MAX_FIELDS_PER_EVENT = 500;
 const MAX_DEPTH = 8;
@@ -31,4 +32,23 @@ export async function recordFields(tx: Queryable, patternId: string, events: Rec
      ON CONFLICT (index_pattern_id, field) DO UPDATE SET count = event_fields.count + EXCLUDED.count, last_seen = now()`,
     [patternId, fields, [...counts.values()]],
   );
+}
+
+export interface CatalogueField {
+  field: string;
+  count: number;
+  last_seen: string;
+}
+
+/** A page of a pattern's catalogue (most frequent first by default; `search` filters field names). */
+export function listFields(db: Queryable, patternId: string, query: ListQuery): Promise<Page<CatalogueField>> {
+  return paginate<{ field: string; count: number | string; last_seen: Date }, CatalogueField>(db, {
+    select: 'field, count, last_seen',
+    from: 'event_fields',
+    where: new Conditions().add('index_pattern_id = ?', patternId).addCommon(query, 'last_seen', ['field']),
+    query,
+    sortColumns: { count: 'count', field: 'field', last_seen: 'last_seen' },
+    tieBreaker: 'field',
+    map: (f) => ({ field: f.field, count: Number(f.count), last_seen: f.last_seen.toISOString() }),
+  });
 }

@@ -114,8 +114,10 @@ export async function ingestRoutes(app: App, ctx: AppContext): Promise<void> {
         }
         errors.sort((a, b) => a.index - b.index);
         await ctx.db.transaction(async (tx) => {
-          await ctx.history.store(tx, pattern.id, rows);
-          await recordFields(tx, pattern.id, rows.map((r) => r.event));
+          // The catalogue counts stored events: a repeat (kept once) is not counted again.
+          const stored = await ctx.history.store(tx, pattern.id, rows);
+          const counted = rows.filter((r) => stored.delete(r.hash));
+          await recordFields(tx, pattern.id, counted.map((r) => r.event));
         });
         return { received: batch.received, accepted: rows.length, rejected: errors.length, alerts_created: 0, errors };
       },

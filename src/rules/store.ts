@@ -1,5 +1,6 @@
 // SQL for rules and their version history.
 import type { Queryable } from '../db/database.js';
+import { Conditions, paginate, type ListQuery, type Page } from '../http/lists.js';
 
 /** The content fields derived from a rule's YAML. */
 export interface RuleContent {
@@ -144,12 +145,17 @@ export interface VersionRow {
   [key: string]: unknown;
 }
 
-export async function listVersions(db: Queryable, ruleId: string): Promise<VersionRow[]> {
-  return db.query<VersionRow>(
-    `SELECT version, title, yaml_content, index_pattern_id, changed_by, changed_at, change_reason
-       FROM rule_versions WHERE rule_id = $1 ORDER BY version DESC`,
-    [ruleId],
-  );
+/** A page of a rule's versions (sorted by version or change time; newest first by default). */
+export function listVersions(db: Queryable, ruleId: string, query: ListQuery): Promise<Page<VersionRow>> {
+  return paginate<VersionRow, VersionRow>(db, {
+    select: 'version, title, yaml_content, index_pattern_id, changed_by, changed_at, change_reason',
+    from: 'rule_versions',
+    where: new Conditions().add('rule_id = ?', ruleId),
+    query,
+    sortColumns: { version: 'version', changed_at: 'changed_at' },
+    tieBreaker: 'version',
+    map: (row) => row,
+  });
 }
 
 export async function findVersion(db: Queryable, ruleId: string, version: number): Promise<VersionRow | undefined> {

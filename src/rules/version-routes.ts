@@ -2,6 +2,7 @@
 import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../http/context.js';
 import { notFound } from '../http/errors.js';
+import { listResponseSchema, subListQuerySchema } from '../http/lists.js';
 import { errorResponses, Uuid } from '../http/schemas.js';
 import { RULE_NOT_FOUND, rollbackRule } from './service.js';
 import { findRule, findVersion, listVersions } from './store.js';
@@ -12,17 +13,25 @@ import { actorOf, analyst, reader } from './routes.js';
 // version number "Version not found".
 const VersionParams = Type.Object({ id: Uuid, version: Type.String({ maxLength: 20 }) });
 const VERSION_NUMBER = /^[1-9][0-9]{0,8}$/;
+const VersionListQuery = subListQuerySchema(['version', 'changed_at'], 'version', 'desc', {});
 
 export function versionRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/api/rules/:id/versions',
     {
       config: reader,
-      schema: { tags: ['rules'], summary: 'Version history, newest first', params: Type.Object({ id: Uuid }), response: { 200: Type.Array(VersionSchema), ...errorResponses(401, 404) } },
+      schema: {
+        tags: ['rules'],
+        summary: 'Version history, newest first',
+        params: Type.Object({ id: Uuid }),
+        querystring: VersionListQuery,
+        response: { 200: listResponseSchema(VersionSchema), ...errorResponses(400, 401, 404) },
+      },
     },
     async (request) => {
       if (!(await findRule(ctx.db, request.params.id))) throw notFound(RULE_NOT_FOUND);
-      return (await listVersions(ctx.db, request.params.id)).map(versionView);
+      const page = await listVersions(ctx.db, request.params.id, request.query);
+      return { ...page, items: page.items.map(versionView) };
     },
   );
 

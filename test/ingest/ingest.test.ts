@@ -127,6 +127,24 @@ describeEachDatabase('event ingestion and the field catalogue', (ctx) => {
     const counts = Object.fromEntries(fields.data.items.map((f: { field: string; count: number }) => [f.field, f.count]));
     assert.deepEqual(counts, { '@timestamp': 3, 'source.ip': 2, 'source.port': 1, 'user.name': 1, tags: 1, 'host.name': 1 });
     for (const f of fields.data.items) assert.match(f.last_seen, /^\d{4}-\d{2}-\d{2}T/);
+    assert.deepEqual({ ...fields.data, items: undefined }, { items: undefined, total: 6, page: 1, page_size: 20, pages: 1 });
     assert.equal((await viewer.get(`/api/index_patterns/${NIL_UUID}/fields`)).statusCode, 404);
+
+    // Pages, sorting and a search over field names; bad paging is refused.
+    const page = await viewer.get(`/api/index_patterns/${p.id}/fields?sort_by=field&sort_order=asc&page_size=2&page=2`);
+    assert.deepEqual({ ...page.data, items: page.data.items.map((f: { field: string }) => f.field) }, { items: ['source.ip', 'source.port'], total: 6, page: 2, page_size: 2, pages: 3 });
+    const found = await viewer.get(`/api/index_patterns/${p.id}/fields?search=SOURCE`);
+    assert.deepEqual(found.data.items.map((f: { field: string }) => f.field), ['source.ip', 'source.port']);
+    assertError(await viewer.get(`/api/index_patterns/${p.id}/fields?page_size=101`), 400, 'Invalid request');
+  });
+
+  test('the catalogue counts stored events: an event sent again (stored once) is not counted again', async () => {
+    const p = await createPattern(admin, { name: 'repeats' });
+    const event = { '@timestamp': '2026-01-01T00:00:00Z', host: { name: 'h1' } };
+    assert.equal((await ingest(ctx.service, p, [event, event])).statusCode, 200);
+    assert.equal((await ingest(ctx.service, p, [event, { ...event, '@timestamp': '2026-01-01T00:00:01Z' }])).statusCode, 200);
+    const fields = await viewer.get(`/api/index_patterns/${p.id}/fields`);
+    const counts = Object.fromEntries(fields.data.items.map((f: { field: string; count: number }) => [f.field, f.count]));
+    assert.deepEqual(counts, { '@timestamp': 2, 'host.name': 2 });
   });
 });

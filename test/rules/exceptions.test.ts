@@ -42,7 +42,7 @@ describeEachDatabase('rule exceptions', (ctx) => {
     assert.match(exception.created_at, ISO);
     const list = await viewer.get(`/api/rules/${ruleId}/exceptions`);
     assert.equal(list.statusCode, 200, list.body);
-    assert.ok(list.data.some((e: { id: string }) => e.id === exception.id));
+    assert.ok(list.data.items.some((e: { id: string }) => e.id === exception.id));
     assertError(await viewer.post(`/api/rules/${ruleId}/exceptions`, { field: 'x', operator: 'equals', value: 'y' }), 403, 'Not enough permissions');
     assertError(await viewer.patch(`/api/rules/${ruleId}/exceptions/${exception.id}`, { enabled: false }), 403, 'Not enough permissions');
     assertError(await viewer.delete(`/api/rules/${ruleId}/exceptions/${exception.id}`), 403, 'Not enough permissions');
@@ -114,7 +114,7 @@ describeEachDatabase('rule exceptions', (ctx) => {
     assert.equal((await testEvent(rule.id, event)).excepted, true);
     assert.equal((await analyst.delete(`/api/rules/${rule.id}/exceptions/${created.data.id}`)).statusCode, 204);
     assert.equal((await testEvent(rule.id, event)).excepted, false);
-    assert.deepEqual((await viewer.get(`/api/rules/${rule.id}/exceptions`)).data, []);
+    assert.deepEqual((await viewer.get(`/api/rules/${rule.id}/exceptions`)).data.items, []);
 
     // A non-matching event is never "excepted".
     await analyst.post(`/api/rules/${rule.id}/exceptions`, { field: 'User', operator: 'equals', value: 'SYSTEM' });
@@ -161,7 +161,7 @@ describeEachDatabase('concurrent duplicate exceptions', (ctx) => {
     assert.deepEqual(answers.map((a) => a.statusCode).sort(), [201, 409, 409]);
     for (const a of answers.filter((x) => x.statusCode === 409)) assert.equal(a.data.detail, 'Exception already exists');
     const list = await admin.get(`/api/rules/${created.data.id}/exceptions`);
-    assert.equal(list.data.length, 1);
+    assert.equal(list.data.items.length, 1);
   });
 });
 
@@ -172,3 +172,36 @@ detection:
   condition: selection
 level: low
 `;
+
+describeEachDatabase('sub-lists of a rule are pages', (ctx) => {
+  test('exceptions and versions answer {items,total,page,page_size,pages}, sort and refuse bad paging', async () => {
+    const admin = await loginAdmin(ctx.service);
+    await createPattern(admin, { name: 'pages', is_default: true });
+    const rule = await createRule(admin, { yaml_content: sigma() });
+    for (const value of ['a', 'b', 'c']) {
+      assert.equal((await admin.post(`/api/rules/${rule.id}/exceptions`, { field: 'User', operator: 'equals', value })).statusCode, 201);
+    }
+    const first = await admin.get(`/api/rules/${rule.id}/exceptions?page_size=2`);
+    assert.equal(first.statusCode, 200, first.body);
+    assert.deepEqual({ ...first.data, items: first.data.items.map((e: { value: string }) => e.value) }, { items: ['a', 'b'], total: 3, page: 1, page_size: 2, pages: 2 });
+    const second = await admin.get(`/api/rules/${rule.id}/exceptions?page_size=2&page=2`);
+    assert.deepEqual(second.data.items.map((e: { value: string }) => e.value), ['c']);
+    const newest = await admin.get(`/api/rules/${rule.id}/exceptions?sort_order=desc`);
+    assert.deepEqual(newest.data.items.map((e: { value: string }) => e.value), ['c', 'b', 'a']);
+
+    for (const title of ['Two', 'Three']) assert.equal((await admin.put(`/api/rules/${rule.id}`, { title })).statusCode, 200);
+    const versions = await admin.get(`/api/rules/${rule.id}/versions?page_size=1&page=2`);
+    assert.equal(versions.statusCode, 200, versions.body);
+    assert.deepEqual({ ...versions.data, items: versions.data.items.map((v: { version: number }) => v.version) }, { items: [2], total: 3, page: 2, page_size: 1, pages: 3 });
+    const oldest = await admin.get(`/api/rules/${rule.id}/versions?sort_order=asc`);
+    assert.deepEqual(oldest.data.items.map((v: { version: number }) => v.version), [1, 2, 3]);
+
+    for (const list of ['exceptions', 'versions']) {
+      for (const query of ['page_size=101', 'page_size=0', 'page=0', 'sort_by=colour']) {
+        const response = await admin.get(`/api/rules/${rule.id}/${list}?${query}`);
+        assertError(response, 400, 'Invalid request');
+        assert.ok(response.data.errors.length > 0, response.body);
+      }
+    }
+  });
+});

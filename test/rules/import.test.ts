@@ -53,7 +53,7 @@ describeEachDatabase('rule import', (ctx) => {
     assert.equal(a.created_by, 'ike');
     assert.deepEqual(a.tags, ['attack.t1059']);
     assert.equal(a.yaml_content.trim(), GOOD_A.trim());
-    assert.equal((await viewer.get(`/api/rules/${a.id}/versions`)).data.length, 1);
+    assert.equal((await viewer.get(`/api/rules/${a.id}/versions`)).data.items.length, 1);
   });
 
   test('a zip of rule files with deploy=true: valid rules created and deployed, stored queries match', async () => {

@@ -61,7 +61,7 @@ describeEachDatabase('rule update and versions', (ctx) => {
       assert.equal(response.data.version, 1, JSON.stringify(body));
     }
     const versions = await viewer.get(`/api/rules/${rule.id}/versions`);
-    assert.equal(versions.data.length, 1);
+    assert.equal(versions.data.items.length, 1);
   });
 
   test('PUT validates like POST: 400 YAML, 422 schema, 422 unknown pattern; nothing changes', async () => {
@@ -83,7 +83,8 @@ describeEachDatabase('rule update and versions', (ctx) => {
     await admin.put(`/api/rules/${rule.id}`, { yaml_content: sigma({ title: 'History v3', level: 'low' }), title: 'History v3', change_reason: 'tune' });
     const response = await viewer.get(`/api/rules/${rule.id}/versions`);
     assert.equal(response.statusCode, 200, response.body);
-    const versions = response.data;
+    const versions = response.data.items;
+    assert.deepEqual({ ...response.data, items: undefined }, { items: undefined, total: 3, page: 1, page_size: 20, pages: 1 });
     assert.deepEqual(versions.map((v: { version: number }) => v.version), [3, 2, 1]);
     for (const v of versions) assert.deepEqual(Object.keys(v).sort(), ['change_reason', 'changed_at', 'changed_by', 'title', 'version', 'yaml_content']);
     assert.deepEqual(versions.map((v: { changed_by: string }) => v.changed_by), ['admin', 'anna', 'admin']);
@@ -114,7 +115,7 @@ describeEachDatabase('rule update and versions', (ctx) => {
     assert.equal(rolled.data.title, 'Roll v1');
     assert.equal(rolled.data.severity, 'low');
     assert.equal(rolled.data.yaml_content, rule.yaml_content);
-    const versions = (await viewer.get(`/api/rules/${rule.id}/versions`)).data;
+    const versions = (await viewer.get(`/api/rules/${rule.id}/versions`)).data.items;
     assert.deepEqual(versions.map((v: { version: number }) => v.version), [3, 2, 1]);
     assert.equal(versions[0].changed_by, 'anna');
     assert.equal(versions[0].yaml_content, rule.yaml_content);
@@ -146,7 +147,7 @@ describeEachDatabase('rule update and versions', (ctx) => {
     assertError(response, 503, 'Search backend connection failed');
     const after = await viewer.get(`/api/rules/${rule.id}`);
     assert.deepEqual(after.data, rule);
-    assert.equal((await viewer.get(`/api/rules/${rule.id}/versions`)).data.length, 1);
+    assert.equal((await viewer.get(`/api/rules/${rule.id}/versions`)).data.items.length, 1);
     const hits = await backendOf(ctx.service).percolate(pattern.percolator_index, [{ Image: 'keep.exe' }, { Image: 'other.exe' }]);
     assert.deepEqual(hits.map((ids) => ids.includes(rule.id)), [true, false]);
   });
@@ -184,7 +185,7 @@ describeEachDatabase('rule update and versions', (ctx) => {
     const after = (await viewer.get(`/api/rules/${rule.id}`)).data;
     assert.equal(after.version, 7);
     assert.equal(after.deployed_version, 7);
-    const versions = (await viewer.get(`/api/rules/${rule.id}/versions`)).data;
+    const versions = (await viewer.get(`/api/rules/${rule.id}/versions`)).data.items;
     assert.deepEqual(versions.map((v: { version: number }) => v.version), [7, 6, 5, 4, 3, 2, 1]);
     assert.equal(versions[0].yaml_content, after.yaml_content);
     const value = /'(busy-\d\.exe)'/.exec(after.yaml_content)![1];

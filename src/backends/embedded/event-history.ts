@@ -9,8 +9,8 @@ const BATCH = 500;
 export class DatabaseEventHistory implements EventHistory {
   constructor(private readonly db: Database) {}
 
-  async store(tx: Queryable, patternId: string, events: StoredEventInput[]): Promise<number> {
-    let stored = 0;
+  async store(tx: Queryable, patternId: string, events: StoredEventInput[]): Promise<Set<string>> {
+    const stored = new Set<string>();
     for (let i = 0; i < events.length; i += BATCH) {
       const slice = events.slice(i, i + BATCH);
       const params: unknown[] = [];
@@ -19,12 +19,12 @@ export class DatabaseEventHistory implements EventHistory {
         const n = params.length;
         return `($${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
       });
-      const rows = await tx.query(
+      const rows = await tx.query<{ event_hash: string }>(
         `INSERT INTO events (id, index_pattern_id, event_time, event_hash, event) VALUES ${values.join(', ')}
-         ON CONFLICT (index_pattern_id, event_hash) DO NOTHING RETURNING id`,
+         ON CONFLICT (index_pattern_id, event_hash) DO NOTHING RETURNING event_hash`,
         params,
       );
-      stored += rows.length;
+      for (const r of rows) stored.add(r.event_hash);
     }
     return stored;
   }

@@ -2,6 +2,7 @@
 import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../../http/context.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { listResponseSchema, subListQuerySchema } from '../../http/lists.js';
 import { Empty, errorResponses, StringEnum, Timestamp, Uuid } from '../../http/schemas.js';
 import { recordAudit } from '../../audit/log.js';
 import { isUniqueViolation } from '../../db/constraint-errors.js';
@@ -9,7 +10,7 @@ import { RULE_NOT_FOUND } from '../service.js';
 import { findRule } from '../store.js';
 import { actorOf, analyst, reader } from '../routes.js';
 import { EXCEPTION_OPERATORS, exceptionValueProblem, type ExceptionOperator } from './matcher.js';
-import { deleteException, findDuplicate, findException, insertException, listExceptions, updateException, type ExceptionRow } from './store.js';
+import { deleteException, findDuplicate, findException, insertException, pageExceptions, updateException, type ExceptionRow } from './store.js';
 
 const EXCEPTION_NOT_FOUND = 'Exception not found';
 
@@ -38,6 +39,7 @@ const ExceptionSchema = Type.Object(
 
 const view = (row: ExceptionRow) => ({ ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() });
 const RuleParams = Type.Object({ id: Uuid });
+const ExceptionListQuery = subListQuerySchema(['created_at', 'updated_at', 'field', 'operator'], 'created_at', 'asc', {});
 // The exception id is checked in the handler, so a bad rule id answers "Rule not found" and a bad
 // exception id "Exception not found".
 const ExceptionParams = Type.Object({ id: Uuid, eid: Type.String({ maxLength: 100 }) });
@@ -55,10 +57,20 @@ export function exceptionRoutes(app: App, ctx: AppContext): void {
 
   app.get(
     '/api/rules/:id/exceptions',
-    { config: reader, schema: { tags: ['rules'], summary: "A rule's exceptions", params: RuleParams, response: { 200: Type.Array(ExceptionSchema), ...errorResponses(401, 404) } } },
+    {
+      config: reader,
+      schema: {
+        tags: ['rules'],
+        summary: "A rule's exceptions, oldest first",
+        params: RuleParams,
+        querystring: ExceptionListQuery,
+        response: { 200: listResponseSchema(ExceptionSchema), ...errorResponses(400, 401, 404) },
+      },
+    },
     async (request) => {
       await ruleMustExist(request.params.id);
-      return (await listExceptions(ctx.db, request.params.id)).map(view);
+      const page = await pageExceptions(ctx.db, request.params.id, request.query);
+      return { ...page, items: page.items.map(view) };
     },
   );
 

@@ -1,6 +1,7 @@
 // SQL for rule exceptions.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../db/database.js';
+import { Conditions, paginate, type ListQuery, type Page } from '../../http/lists.js';
 import type { ExceptionOperator } from './matcher.js';
 
 export interface ExceptionRow {
@@ -19,6 +20,20 @@ export interface ExceptionRow {
 
 const COLUMNS = 'id, rule_id, field, operator, value, reason, enabled, created_by, created_at, updated_at';
 
+/** A page of a rule's exceptions (oldest first by default). */
+export function pageExceptions(db: Queryable, ruleId: string, query: ListQuery): Promise<Page<ExceptionRow>> {
+  return paginate<ExceptionRow, ExceptionRow>(db, {
+    select: COLUMNS,
+    from: 'rule_exceptions',
+    where: new Conditions().add('rule_id = ?', ruleId),
+    query,
+    sortColumns: { created_at: 'created_at', updated_at: 'updated_at', field: 'field', operator: 'operator' },
+    tieBreaker: 'id',
+    map: (row) => row,
+  });
+}
+
+/** Every exception of a rule (the enabled ones only, for matching), oldest first. */
 export async function listExceptions(db: Queryable, ruleId: string, enabledOnly = false): Promise<ExceptionRow[]> {
   return db.query<ExceptionRow>(
     `SELECT ${COLUMNS} FROM rule_exceptions WHERE rule_id = $1${enabledOnly ? ' AND enabled' : ''} ORDER BY created_at, id`,
