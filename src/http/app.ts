@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext, App } from './context.js';
 import { HttpError, sendError, toHttpError } from './errors.js';
 import { trackRoutes } from './method-not-allowed.js';
+import { refuseUnexpectedBody } from './no-body.js';
 import { registerOpenApi } from './openapi.js';
 import { ErrorBody } from './schemas.js';
 import { registerSecurityHeaders, SECURITY_HEADERS } from './security-headers.js';
@@ -59,11 +60,15 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // Fastify's own parser, which refuses __proto__/constructor poisoning.
   const jsonParser = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
+  // Bodies are JSON: Fastify's default text/plain parser would hand a JSON route a string (and a schema
+  // error); without it such a body answers 415. Routes that read other types add their own parsers.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
     return jsonParser(request, String(body), done);
   });
   const routes = trackRoutes(app);
+  app.addHook('onRoute', refuseUnexpectedBody);
   registerSecurityHeaders(app);
   await app.register(cookie);
   app.addSchema(ErrorBody);

@@ -44,6 +44,12 @@ interface AjvIssue {
   params: Record<string, unknown>;
 }
 
+/** The schema pattern of text that must hold more than white space (its error reads "must not be blank"). */
+export const NOT_BLANK = '\\S';
+
+/** The message for a field the schema does not allow. */
+const NOT_ALLOWED = 'is not an allowed field';
+
 const LOCATION: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
 /** Turns schema-validation issues into {field, message} pairs naming the offending input. */
@@ -58,9 +64,11 @@ export function fieldErrors(context: string | undefined, issues: AjvIssue[]): Fi
       message = 'is required';
     } else if (issue.keyword === 'additionalProperties') {
       field = [path, String(issue.params.additionalProperty)].filter(Boolean).join('.');
-      message = 'is not an allowed field';
+      message = NOT_ALLOWED;
     } else if (issue.keyword === 'enum') {
       message = `must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`;
+    } else if (issue.keyword === 'pattern' && issue.params.pattern === NOT_BLANK) {
+      message = 'must not be blank';
     } else if (issue.keyword === 'format') {
       message = `must be a valid ${String(issue.params.format)}`;
     }
@@ -78,7 +86,8 @@ export function toHttpError(error: FastifyError | Error, request: FastifyRequest
     }
     const errors = fieldErrors(fe.validationContext, fe.validation);
     // The spec's own text for a bad status (a filter or a status change).
-    const onlyStatus = errors.every((e) => e.field === 'query.status' || e.field === 'body.status');
+    // (A `status` field where the route takes none is an unknown field, not a bad status value.)
+    const onlyStatus = errors.every((e) => (e.field === 'query.status' || e.field === 'body.status') && e.message !== NOT_ALLOWED);
     return badRequest(onlyStatus ? 'Invalid status value' : 'Invalid request', errors);
   }
   switch (fe.code) {

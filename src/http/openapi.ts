@@ -2,6 +2,35 @@
 import swagger from '@fastify/swagger';
 import type { Access } from '../auth/access.js';
 import type { App } from './context.js';
+import { errorResponses } from './schemas.js';
+
+interface ObjectSchema {
+  properties?: Record<string, { default?: unknown }>;
+  required?: string[];
+}
+
+/** A query-string schema whose parameters with a default are not required: clients may leave them out
+ * (validation fills the default in either way, so only the OpenAPI description changes). */
+function defaultsOptional(querystring: unknown): unknown {
+  const qs = querystring as ObjectSchema | undefined;
+  if (!qs?.required || !qs.properties) return querystring;
+  const required = qs.required.filter((k) => qs.properties?.[k]?.default === undefined);
+  if (required.length === qs.required.length) return querystring;
+  const copy: ObjectSchema = { ...qs, required };
+  if (required.length === 0) delete copy.required;
+  return copy;
+}
+
+/** Route config that documents a body the route reads itself (not JSON; no validation by schema): its
+ * media types and what each holds. */
+export function documentedBody(description: string, content: Record<string, { type: 'string'; format?: 'binary' }>) {
+  return {
+    swaggerTransform: ({ schema, url }: { schema: object; url: string }) => ({
+      schema: { ...schema, body: { description, content: Object.fromEntries(Object.entries(content).map(([type, s]) => [type, { schema: s }])) } },
+      url,
+    }),
+  };
+}
 
 export async function registerOpenApi(app: App): Promise<void> {
   await app.register(swagger, {
@@ -32,11 +61,17 @@ export async function registerOpenApi(app: App): Promise<void> {
   // Each operation states how it is authenticated, from its access declaration: session writes need
   // the CSRF header too; public routes need nothing; external routes take an API key.
   app.addHook('onRoute', (route) => {
-    const schema = (route.schema ??= {}) as { security?: unknown };
-    if (schema.security !== undefined) return;
-    const access = (route.config as { access?: Access } | undefined)?.access ?? { auth: 'session' };
+    const schema = (route.schema ??= {}) as { security?: unknown; querystring?: unknown; response?: Record<string, unknown>; body?: unknown };
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((m) => m.toUpperCase());
     const writes = methods.some((m) => m !== 'GET' && m !== 'HEAD');
+    schema.querystring = defaultsOptional(schema.querystring);
+    // Every route that reads a body can answer 413 (too large) and 415 (a content type it does not read).
+    const response = schema.response;
+    if (response && (schema.body !== undefined || route.config?.swaggerTransform)) {
+      schema.response = { ...response, ...errorResponses(...[413, 415].filter((c) => !(c in response))) };
+    }
+    if (schema.security !== undefined) return;
+    const access = (route.config as { access?: Access } | undefined)?.access ?? { auth: 'session' };
     if (access.auth === 'public') schema.security = [];
     else if (access.auth === 'apikey') schema.security = [{ apiKey: [] }];
     else schema.security = writes ? [{ bearerAuth: [], csrfToken: [] }, { cookieAuth: [], csrfToken: [] }] : [{ bearerAuth: [] }, { cookieAuth: [] }];

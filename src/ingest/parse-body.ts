@@ -13,9 +13,20 @@ export interface ParsedBatch {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/** Whether a Content-Encoding header asks for gunzip (`gzip`, `x-gzip`) or nothing (absent, `identity`);
+ * any other coding (or gzip twice) is refused with 415 rather than read as garbage. */
+function gzipped(encoding: string | undefined): boolean {
+  const codings = (encoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
+  const gzip = codings.filter((c) => c === 'gzip' || c === 'x-gzip').length;
+  if (gzip !== codings.length || gzip > 1) {
+    throw new HttpError(415, `Unsupported Content-Encoding '${String(encoding).slice(0, 100)}': send the body uncompressed or gzip-compressed`);
+  }
+  return gzip === 1;
+}
+
 export function decodeBody(raw: Buffer, encoding: string | undefined): string {
   let data = raw;
-  if (encoding && /gzip/i.test(encoding)) {
+  if (gzipped(encoding)) {
     try {
       data = gunzipSync(raw, { maxOutputLength: MAX_INGEST_BYTES });
     } catch (error) {

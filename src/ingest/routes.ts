@@ -3,6 +3,7 @@
 // the same event twice is stored once) and counted in the field catalogue before the answer.
 import { createHash } from 'node:crypto';
 import { Type } from '@fastify/type-provider-typebox';
+import { documentedBody } from '../http/openapi.js';
 import type { App, AppContext } from '../http/context.js';
 import { HttpError, forbidden, unauthorized } from '../http/errors.js';
 import { errorResponses } from '../http/schemas.js';
@@ -67,7 +68,13 @@ export async function ingestRoutes(app: App, ctx: AppContext): Promise<void> {
     scope.post(
       '/api/logs/:name',
       {
-        config: { access: { auth: 'public' } },
+        config: {
+          access: { auth: 'public' },
+          ...documentedBody('Events: a JSON object, a JSON array of objects or NDJSON (one object per line); Content-Encoding: gzip allowed', {
+            'application/json': { type: 'string' },
+            'application/x-ndjson': { type: 'string' },
+          }),
+        },
         bodyLimit: MAX_INGEST_BYTES,
         schema: {
           tags: ['ingest'],

@@ -10,13 +10,18 @@ import type { RuleContent } from './store.js';
 export const MAX_RULE_BYTES = 1024 * 1024;
 export type ValidationDetail = 'Validation failed' | 'Rule validation failed';
 
+/** A text of several rules is refused where one is expected; say where several go. */
+function withImportHint(error: { field: string; message: string }) {
+  return / Sigma documents where one rule is expected$/.test(error.message) ? { ...error, message: `${error.message}; import several rules with POST /api/rules/import` } : error;
+}
+
 /** Steps (1)–(3): parses and validates; throws the documented 400/422. */
 export function parseSigma(yaml: string, detail: ValidationDetail): SigmaRule {
   if (Buffer.byteLength(yaml, 'utf8') > MAX_RULE_BYTES) throw badRequest('Invalid YAML syntax: the document is larger than 1 MiB');
   const parsed = parseRule(yaml);
   if (!parsed.ok) {
     if (parsed.kind === 'yaml') throw badRequest(`Invalid YAML syntax: ${parsed.message}`);
-    throw unprocessable(detail, parsed.errors);
+    throw unprocessable(detail, parsed.errors.map(withImportHint));
   }
   if (parsed.rule.kind !== 'detection') {
     throw unprocessable(detail, [{ field: parsed.rule.kind, message: `${parsed.rule.kind} rules cannot be stored as detection rules` }]);

@@ -3,23 +3,33 @@
 import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../http/context.js';
 import { badRequest } from '../http/errors.js';
+import { documentedBody } from '../http/openapi.js';
 import { errorResponses, FieldErrorSchema } from '../http/schemas.js';
 import { documentsFromYaml, documentsFromZip } from './import-sources.js';
 import { importRules } from './import.js';
 import { actorOf, analyst } from './routes.js';
 
 export const IMPORT_BODY_LIMIT = 32 * 1024 * 1024;
-const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'text/plain'];
+const ZIP_TYPES = ['application/zip', 'application/x-zip-compressed'];
 
 export async function importRoutes(app: App, ctx: AppContext): Promise<void> {
   await app.register(async (scope: App) => {
     scope.addContentTypeParser(YAML_TYPES, { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT }, (_req, body, done) => done(null, body));
-    scope.addContentTypeParser(['application/zip', 'application/x-zip-compressed'], { parseAs: 'buffer', bodyLimit: IMPORT_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    // JSON is not rules: answered 415 like any other content type the route does not read.
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser(ZIP_TYPES, { parseAs: 'buffer', bodyLimit: IMPORT_BODY_LIMIT }, (_req, body, done) => done(null, body));
 
     scope.post(
       '/api/rules/import',
       {
-        config: analyst,
+        config: {
+          ...analyst,
+          ...documentedBody('Rules: multi-document YAML (one rule per document) or a zip of .yml/.yaml rule files', {
+            'application/yaml': { type: 'string' },
+            'application/zip': { type: 'string', format: 'binary' },
+          }),
+        },
         bodyLimit: IMPORT_BODY_LIMIT,
         schema: {
           tags: ['rules'],
@@ -50,7 +60,7 @@ export async function importRoutes(app: App, ctx: AppContext): Promise<void> {
       async (request) => {
         const body = request.body as unknown;
         const documents = Buffer.isBuffer(body) ? documentsFromZip(body) : typeof body === 'string' ? documentsFromYaml(body) : null;
-        if (documents === null) throw badRequest('Send the rules as application/yaml (multi-document) or application/zip');
+        if (documents === null) throw badRequest('The body holds no rules: send them as application/yaml (multi-document) or application/zip');
         if (documents.length === 0) throw badRequest('The upload contains no rule documents');
         return importRules(ctx, actorOf(request), documents, { indexPattern: request.query.index_pattern, deploy: request.query.deploy });
       },

@@ -8,7 +8,7 @@ import { sessionOf } from '../auth/access.js';
 import { RULE_NOT_FOUND, createRule, deleteRule, deployExistingRule, undeployExistingRule, updateRule, type Actor } from './service.js';
 import { RULE_FROM, RULE_SELECT, findRule, type RuleRow } from './store.js';
 import { RuleSchema, SEVERITIES, ruleView } from './view.js';
-import { notFound } from '../http/errors.js';
+import { NOT_BLANK, notFound } from '../http/errors.js';
 
 export const analyst = { access: { auth: 'session' as const, role: 'analyst' as const }, notFound: RULE_NOT_FOUND };
 export const reader = { access: { auth: 'session' as const }, notFound: RULE_NOT_FOUND };
@@ -19,6 +19,9 @@ export const actorOf = (request: FastifyRequest): Actor => ({ username: sessionO
 const YamlContent = Type.String({ minLength: 1, maxLength: 1024 * 1024 });
 const PatternName = Type.String({ minLength: 1, maxLength: 100 });
 const SEVERITY_RANK = `CASE r.severity WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 WHEN 'low' THEN 1 ELSE 0 END`;
+
+/** A title chosen for the rule instead of the YAML's: as long as a Sigma title may be, not blank. */
+const RuleTitle = Type.String({ minLength: 1, maxLength: 256, pattern: NOT_BLANK });
 
 export const ruleListQuery = listQuerySchema(['created_at', 'updated_at', 'title', 'severity', 'status', 'version'], 'created_at', {
   status: Type.Optional(StringEnum(['deployed', 'undeployed'] as const)),
@@ -62,7 +65,7 @@ export function ruleRoutes(app: App, ctx: AppContext): void {
         body: Type.Object(
           {
             yaml_content: YamlContent,
-            title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+            title: Type.Optional(RuleTitle),
             deploy: Type.Optional(Type.Boolean()),
             index_pattern: Type.Optional(Nullable(PatternName)),
           },
@@ -99,7 +102,7 @@ export function ruleRoutes(app: App, ctx: AppContext): void {
         params: IdParams,
         body: Type.Object(
           {
-            title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+            title: Type.Optional(RuleTitle),
             yaml_content: Type.Optional(YamlContent),
             index_pattern: Type.Optional(Nullable(PatternName)),
             change_reason: Type.Optional(Type.String({ maxLength: 1000 })),

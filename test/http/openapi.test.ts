@@ -7,7 +7,9 @@ import { anonymous, startService, type TestService } from '../helpers/service.js
 const HIDDEN = new Set(['GET /api/openapi.json']);
 /** Routes that need no credentials. */
 const PUBLIC = new Set(['GET /api/health', 'POST /api/auth/login']);
-const LIST_PARAMETERS = ['page', 'page_size', 'sort_by', 'sort_order', 'created_after', 'created_before', 'search'];
+const LIST_PARAMETERS = ['page', 'page_size', 'sort_by', 'sort_order'];
+/** Lists of a collection (not the sub-lists of one resource, such as a rule's versions) also filter. */
+const FILTER_PARAMETERS = ['created_after', 'created_before', 'search'];
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -146,11 +148,22 @@ describe('OpenAPI document', () => {
       const successSchema = op.responses?.['200']?.content?.['application/json']?.schema;
       if (method === 'GET' && successSchema?.properties?.items && successSchema?.properties?.pages) {
         const names = params.filter((p) => p.in === 'query').map((p) => p.name);
-        for (const name of LIST_PARAMETERS) assert.ok(names.includes(name), `${key}: list parameter ${name}`);
+        const expected = path.includes('{') ? LIST_PARAMETERS : [...LIST_PARAMETERS, ...FILTER_PARAMETERS];
+        for (const name of expected) assert.ok(names.includes(name), `${key}: list parameter ${name}`);
         const pageSize = params.find((p) => p.name === 'page_size');
         assert.equal(pageSize.schema.maximum, 100, `${key}: page_size maximum`);
       }
+      // A query parameter with a default may be left out.
+      for (const p of params.filter((x) => x.in === 'query')) {
+        if (p.schema?.default !== undefined) assert.notEqual(p.required, true, `${key}: ${p.name} has a default, so it is optional`);
+      }
+      // Every route that reads a body documents 413 and 415.
+      if (op.requestBody) for (const code of ['413', '415']) assert.ok(op.responses?.[code], `${key}: ${code}`);
     }
+    // Bodies that are not JSON are described by their media types.
+    const media = (k: string) => Object.keys(operations.find((o) => o.key === k)!.op.requestBody?.content ?? {}).sort();
+    assert.deepEqual(media('POST /api/rules/import'), ['application/yaml', 'application/zip']);
+    assert.deepEqual(media('POST /api/logs/{name}'), ['application/json', 'application/x-ndjson']);
     const bodyFields = (k: string) => Object.keys(operations.find((o) => o.key === k)!.op.requestBody.content['application/json'].schema.properties).sort();
     assert.deepEqual(bodyFields('POST /api/auth/login'), ['password', 'username']);
     assert.deepEqual(bodyFields('POST /api/auth/password'), ['current_password', 'new_password']);

@@ -70,6 +70,25 @@ describeEachDatabase('rule creation', (ctx) => {
     assert.equal((await analyst.get(`/api/rules/${rule.id}`)).data.title, 'My own title');
   });
 
+  test('a title of the body is at most 256 characters (as in Sigma) and not blank', async () => {
+    assert.equal((await createRule(analyst, { yaml_content: sigma(), title: 'x'.repeat(256) })).title.length, 256);
+    const long = await analyst.post('/api/rules', { yaml_content: sigma(), title: 'x'.repeat(257) });
+    assertError(long, 400, 'Invalid request');
+    for (const title of ['   ', ' \t\n']) {
+      const blank = await analyst.post('/api/rules', { yaml_content: sigma(), title });
+      assertError(blank, 400, 'Invalid request');
+      assert.deepEqual(blank.data.errors, [{ field: 'body.title', message: 'must not be blank' }]);
+    }
+    const rule = await createRule(analyst, { yaml_content: sigma() });
+    assert.deepEqual((await analyst.put(`/api/rules/${rule.id}`, { title: ' ' })).data.errors, [{ field: 'body.title', message: 'must not be blank' }]);
+  });
+
+  test('a status field is unknown here, not a bad status value', async () => {
+    const response = await analyst.post('/api/rules', { yaml_content: sigma(), status: 'deployed' });
+    assertError(response, 400, 'Invalid request');
+    assert.deepEqual(response.data.errors, [{ field: 'body.status', message: 'is not an allowed field' }]);
+  });
+
   test('deploy:true creates the rule deployed with a live stored query', async () => {
     const response = await analyst.post('/api/rules', { yaml_content: sigma({ title: 'Deployed at once' }), deploy: true });
     assert.equal(response.statusCode, 201, response.body);
@@ -121,6 +140,9 @@ describeEachDatabase('rule creation', (ctx) => {
       assert.ok(response.statusCode === 400 || response.statusCode === 422, `${yaml}: ${response.body}`);
       if (response.statusCode === 422) assert.equal(response.data.detail, 'Validation failed');
     }
+    const several = await analyst.post('/api/rules', { yaml_content: `${sigma()}\n---\n${sigma()}` });
+    assertError(several, 422, 'Validation failed');
+    assert.deepEqual(several.data.errors, [{ field: '', message: 'the text holds 2 Sigma documents where one rule is expected; import several rules with POST /api/rules/import' }]);
   });
 
   test('each missing required field is 422 Validation failed naming the field', async () => {

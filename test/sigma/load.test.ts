@@ -265,7 +265,7 @@ test('action: global collections are merged into each rule', () => {
   assert.equal(results.length, 2);
   assert.ok(results.every((r) => r.ok && r.rule.title === 'G'));
   const single = parseRule(text);
-  assert.ok(!single.ok && single.kind === 'validation' && /parseRules/.test(single.errors[0].message));
+  assert.ok(!single.ok && single.kind === 'validation' && /^the text holds 2 Sigma documents where one rule is expected$/.test(single.errors[0].message));
 });
 
 test('correlation and filter documents parse', () => {

@@ -73,7 +73,7 @@ export function parseRule(yaml: string): ParseResult {
     return {
       ok: false,
       kind: 'validation',
-      errors: [{ field: '', message: `the text holds ${results.length} Sigma documents; import it with parseRules (bulk import)` }],
+      errors: [{ field: '', message: `the text holds ${results.length} Sigma documents where one rule is expected` }],
     };
   }
   return results[0];
