@@ -131,6 +131,24 @@ test('in a file of several rules, a rejection says which rule it is about', asyn
   assert.match(r.stderr, /rule rejected: .*collection\.yml: rule 2 of 2 in the file: detection\.sel\.a\|nope: unknown modifier 'nope'/);
 });
 
+test('rules whose condition or regex nests thousands of levels deep are rejected; the other rules still scan', async () => {
+  const dir = join(tmp, 'deep');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'a-whoami.yml'), whoami());
+  const deep = (sel: string, cond: string): string => `title: Deep\nlogsource: {product: windows}\nlevel: low\ndetection:\n  sel:\n    ${sel}\n  condition: '${cond}'\n`;
+  writeFileSync(join(dir, 'b-parens.yml'), deep('A: 1', `${'('.repeat(2500)}sel${')'.repeat(2500)}`));
+  writeFileSync(join(dir, 'c-nots.yml'), deep('A: 1', `${'not '.repeat(5000)}sel`));
+  writeFileSync(join(dir, 'd-chain.yml'), deep('CommandLine|contains: whoami', Array.from({ length: 5000 }, () => 'sel').join(' and ')));
+  writeFileSync(join(dir, 'e-regex.yml'), deep(`A|re: '${'('.repeat(1500)}a${')'.repeat(1500)}'`, 'sel'));
+  const r = await vigil(['scan', '--rules', dir, '--events', '-'], `${hit}\n`);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(eventsOf(r.stdout), [0, 0], r.stdout);
+  assert.match(r.stderr, /b-parens\.yml: .*more than 64 nested parentheses/);
+  assert.match(r.stderr, /c-nots\.yml: .*more than 64 nested parentheses/);
+  assert.match(r.stderr, /e-regex\.yml: .*more than 100 nested groups/);
+  assert.doesNotMatch(r.stderr, /RangeError|at .*\.js:\d+/);
+});
+
 test('a rule that matched at least 90% of 100 or more events is named in a warning after the scan', async () => {
   const broad = file('broad.ndjson', `${Array.from({ length: 95 }, () => hit).join('\n')}\n${Array.from({ length: 5 }, () => miss).join('\n')}\n`);
   const r = await vigil(['scan', '--rules', rule, '--events', broad]);

@@ -74,3 +74,20 @@ test('errors: undefined identifier, empty pattern, syntax, unsupported quantifie
   assert.match(e('1 of filter.*'), /invalid search identifier pattern/);
   assert.deepEqual(problems('sel-a:\n    A: 1\ncondition: sel-a'), []);
 });
+
+test('long chains of one operator stay shallow; nesting beyond the limit is refused, never a stack overflow', () => {
+  const depth = (n: ReturnType<typeof parseCondition>): number => (n.t === 'and' || n.t === 'or' ? 1 + Math.max(depth(n.a), depth(n.b)) : n.t === 'not' ? 1 + depth(n.a) : 0);
+  const chain = Array.from({ length: 5000 }, () => 'a').join(' and ');
+  assert.ok(depth(parseCondition(chain)) <= 13);
+  const m = compile(det(`${Array.from({ length: 3000 }, () => 'a').join(' and ')} and b or ${Array.from({ length: 3000 }, () => 'c').join(' or ')}`));
+  assert.equal(m.match(ev('A', 'B')), true);
+  assert.equal(m.match(ev('A')), false);
+  assert.equal(m.match(ev('C')), true);
+  // 64 levels are fine, 65 are refused with the reason, however deep the text goes.
+  assert.equal(compile(det(`${'('.repeat(32)}${'not '.repeat(32)}a${')'.repeat(32)}`)).match(ev('A')), true);
+  for (const cond of [`${'('.repeat(65)}a${')'.repeat(65)}`, `${'not '.repeat(65)}a`, `${'('.repeat(5000)}a${')'.repeat(5000)}`, `${'not '.repeat(20000)}a`]) {
+    const errors = problems(det(cond));
+    assert.equal(errors.length, 1, cond.slice(0, 20));
+    assert.match(errors[0].message, /^invalid condition: more than 64 nested parentheses and 'not' at position \d+$/);
+  }
+});

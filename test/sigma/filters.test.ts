@@ -68,3 +68,21 @@ test('catalogue warnings: filter references naming no loaded rule, rules the pip
   const collection = buildCatalog([{ path: 'c.yml', text: `${sources[0].text}\n---\n${sources[0].text}` }], getPreset('sigma-native')!);
   assert.deepEqual(collection.warnings, ['rule id 5638f7c0-ac70-491d-8465-2a65075e0d86 is used by documents 1 and 2 of c.yml']);
 });
+
+test('a defect met while loading one rule rejects that rule with the reason; the others load', () => {
+  const native = getPreset('sigma-native')!;
+  // A pipeline that fails once, while the rule is compiled, stands in for a bug of the engine.
+  let reads = 0;
+  const faulty = {
+    ...native,
+    get logsources() {
+      if (reads++ === 0) throw new Error('boom');
+      return native.logsources;
+    },
+  };
+  const good = { path: 'good.yml', text: 'title: Good\nlogsource: {product: windows}\nlevel: low\ndetection:\n  sel:\n    A: 1\n  condition: sel\n' };
+  const catalog = buildCatalog([good], faulty);
+  assert.deepEqual(catalog.rules, []);
+  assert.deepEqual(catalog.rejected, [{ path: 'good.yml', reason: 'internal error while loading the rule (please report it): boom' }]);
+  assert.equal(buildCatalog([good], native).rules.length, 1);
+});

@@ -86,6 +86,14 @@ test('what Python refuses is refused, with its message', () => {
   }
 });
 
+test('groups nested beyond 100 levels are refused with the reason, never a stack overflow', () => {
+  assert.deepEqual(results(`${'('.repeat(100)}a${')'.repeat(100)}`, ['a', 'b']), [true, false]);
+  for (const source of [`${'('.repeat(101)}a${')'.repeat(101)}`, `${'(?:'.repeat(5000)}a${')'.repeat(5000)}`, `${'(?i:'.repeat(3000)}a${')'.repeat(3000)}`, `x${'('.repeat(20000)}`]) {
+    const r = canonicalRegex(spec(source));
+    assert.ok(!r.ok && /^regex is invalid: more than 100 nested groups at position \d+$/.test(r.message), `${source.slice(0, 12)}: ${JSON.stringify(r)}`);
+  }
+});
+
 test('what Python reads but a linear-time automaton cannot run is refused with the reason', () => {
   const cases: Array<[string, RegExp]> = [
     ['(?=a)', /lookaround assertions are refused: it cannot be matched in guaranteed linear time/],

@@ -1,7 +1,8 @@
 // Condition grammar (sigma-notes §5): `and`/`or`/`not`, parentheses, `1 of`/`any of`/`all of` with patterns
 // and `them`. Precedence, loosest first: or < and < not < x of < ( ). Promises: word-boundary tokenising,
 // lowercase keywords only, a parse error names the offending token; the deprecated pipe syntax is refused
-// with a pointer to correlation rules.
+// with a pointer to correlation rules; the tree stays shallow (chains of one operator are balanced,
+// nesting beyond MAX_CONDITION_NESTING is refused), so no reader of it can run out of stack.
 export type ConditionAst =
   | { t: 'and' | 'or'; a: ConditionAst; b: ConditionAst }
   | { t: 'not'; a: ConditionAst }
@@ -52,9 +53,22 @@ export function parseCondition(text: string): ConditionAst {
   return new ConditionParser(text, tokenize(text)).parse();
 }
 
+/** Levels of parentheses and `not` a condition may nest (real conditions use a handful; the limit keeps
+ * every recursive reader of the tree far from the stack's end). */
+export const MAX_CONDITION_NESTING = 64;
+
+/** Operands joined by one associative operator as a balanced tree (its depth grows with the logarithm of
+ * their number, so a long `a or b or c …` chain nests no deeper than a few levels). */
+function balanced(t: 'and' | 'or', xs: ConditionAst[], lo: number, hi: number): ConditionAst {
+  if (hi - lo === 1) return xs[lo];
+  const mid = (lo + hi) >>> 1;
+  return { t, a: balanced(t, xs, lo, mid), b: balanced(t, xs, mid, hi) };
+}
+
 /** Recursive descent over the tokens of one condition (methods, not closures: no per-call function objects). */
 class ConditionParser {
   private i = 0;
+  private depth = 0;
 
   constructor(
     private readonly text: string,
@@ -83,29 +97,38 @@ class ConditionParser {
   }
 
   private parseOr(): ConditionAst {
-    let left = this.parseAnd();
+    const operands = [this.parseAnd()];
     while (this.isWord('or')) {
       this.i++;
-      left = { t: 'or', a: left, b: this.parseAnd() };
+      operands.push(this.parseAnd());
     }
-    return left;
+    return balanced('or', operands, 0, operands.length);
   }
 
   private parseAnd(): ConditionAst {
-    let left = this.parseNot();
+    const operands = [this.parseNot()];
     while (this.isWord('and')) {
       this.i++;
-      left = { t: 'and', a: left, b: this.parseNot() };
+      operands.push(this.parseNot());
     }
-    return left;
+    return balanced('and', operands, 0, operands.length);
   }
 
   private parseNot(): ConditionAst {
     if (this.isWord('not')) {
+      const at = this.tokens[this.i].pos;
       this.i++;
-      return { t: 'not', a: this.parseNot() };
+      this.enter(at);
+      const inner = this.parseNot();
+      this.depth--;
+      return { t: 'not', a: inner };
     }
     return this.parseAtom();
+  }
+
+  /** One more level of parentheses or `not`; refused beyond MAX_CONDITION_NESTING. */
+  private enter(at: number): void {
+    if (++this.depth > MAX_CONDITION_NESTING) this.fail(`more than ${MAX_CONDITION_NESTING} nested parentheses and 'not' at position ${at}`);
   }
 
   private parseAtom(): ConditionAst {
@@ -114,7 +137,9 @@ class ConditionParser {
     if (!tok) return this.fail('unexpected end of condition');
     if (tok.k === '(') {
       this.i++;
+      this.enter(tok.pos);
       const inner = this.parseOr();
+      this.depth--;
       if (tokens[this.i]?.k !== ')') this.fail(`expected ')' at position ${tokens[this.i]?.pos ?? this.text.length}`);
       this.i++;
       return inner;

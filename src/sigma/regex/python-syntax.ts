@@ -26,6 +26,9 @@ const isAsciiLetter = (c: string): boolean => /^[A-Za-z]$/.test(c);
 /** Python's str.isidentifier(), near enough for group names (they are dropped after the check). */
 const IDENTIFIER = /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*$/u;
 const LINEAR_TIME = 'it cannot be matched in guaranteed linear time';
+/** Groups a pattern may nest (Python's own parser gives up a few hundred levels deep; the limit keeps
+ * this parser and every later reader of the pattern far from the stack's end). */
+export const MAX_GROUP_NESTING = 100;
 
 /** What the last item of a sequence was, for Python's "nothing to repeat" and "multiple repeat". */
 type Last = 'none' | 'anchor' | 'repeat' | 'item';
@@ -44,6 +47,7 @@ class Parser {
   private readonly chars: string[];
   private pos = 0;
   private groups = 1;
+  private depth = 0;
   private readonly names = new Set<string>();
   readonly flags = { i: false, m: false, s: false, x: false };
 
@@ -311,9 +315,17 @@ class Parser {
     return name;
   }
 
+  /** The alternatives of a group opened at `start`, one level deeper (refused beyond MAX_GROUP_NESTING). */
+  nestedAlternatives(verbose: boolean, start: number): string {
+    if (++this.depth > MAX_GROUP_NESTING) this.fail(`more than ${MAX_GROUP_NESTING} nested groups`, start);
+    const body = this.parseAlternatives(verbose, 1);
+    this.depth--;
+    return body;
+  }
+
   groupBody(open: string, start: number, verbose: boolean, capture: boolean): string {
     if (capture) this.groups++;
-    const body = this.parseAlternatives(verbose, 1);
+    const body = this.nestedAlternatives(verbose, start);
     if (!this.match(')')) this.fail('missing ), unterminated subpattern', start);
     return `${open}${body})`;
   }
@@ -358,7 +370,7 @@ class Parser {
     const letters = (set: Set<string>): string => ['i', 's'].filter((f) => set.has(f)).join('');
     const open = `(?${letters(on)}${letters(off) ? '-' + letters(off) : ''}:`;
     const subVerbose = (verbose || on.has('x')) && !off.has('x');
-    const body = this.parseAlternatives(subVerbose, 1);
+    const body = this.nestedAlternatives(subVerbose, start);
     if (!this.match(')')) this.fail('missing ), unterminated subpattern', start);
     return `${open}${body})`;
   }

@@ -42,6 +42,17 @@ function reasonOf(errors: FieldError[]): string {
   return errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ');
 }
 
+/** `work()`, or undefined after reporting what it threw: a defect met on one rule (it would be a bug of
+ * the engine) rejects that rule with the reason instead of ending the whole load. */
+function guarded<T>(work: () => T, reject: (reason: string) => void): T | undefined {
+  try {
+    return work();
+  } catch (e) {
+    reject(`internal error while loading the rule (please report it): ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  }
+}
+
 export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline): RuleCatalog {
   const index = new RuleIndex<number>();
   const rules: CatalogRule[] = [];
@@ -51,7 +62,8 @@ export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline):
   const filters: SigmaRule[] = [];
   const detections: Array<{ path: string; rule: SigmaRule; which: string; doc: number }> = [];
   for (const { path, text } of sources) {
-    const documents = [...parseRules(text)];
+    const documents = guarded(() => [...parseRules(text)], (reason) => rejected.push({ path, reason }));
+    if (documents === undefined) continue;
     // In a file of several documents, a reason says which one it is about.
     const which = (i: number): string => (documents.length > 1 ? `rule ${i + 1} of ${documents.length} in the file: ` : '');
     documents.forEach((parsed, i) => {
@@ -65,7 +77,8 @@ export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline):
   const firstWithId = new Map<string, { path: string; doc: number }>();
   const loaded: SigmaRule[] = [];
   for (const { path, rule, which, doc } of detections) {
-    const compiled = compileRule(rule, pipeline, { filters });
+    const compiled = guarded(() => compileRule(rule, pipeline, { filters }), (reason) => rejected.push({ path, reason: which + reason }));
+    if (compiled === undefined) continue;
     if (!compiled.ok) {
       rejected.push({ path, reason: which + reasonOf(compiled.errors) });
       continue;
