@@ -179,8 +179,10 @@ function parseStream(source: string): YamlLoadResult {
   if (moreDocumentsThan(source, MAX_DOCUMENTS)) return { ok: false, kind: 'size', message: `the text holds more than ${MAX_DOCUMENTS} YAML documents` };
   try {
     const lines = new LineCounter();
-    // Keys are checked for uniqueness in convert (as the text they become, in linear time).
-    const docs = parseAllDocuments(source, { schema: 'failsafe', uniqueKeys: false, prettyErrors: true, lineCounter: lines });
+    // Keys are checked for uniqueness in convert (as the text they become, in linear time). Errors are
+    // not made pretty: that quotes context for each of them (quadratic on a long line of broken flow
+    // items); the first one's place comes from the line counter.
+    const docs = parseAllDocuments(source, { schema: 'failsafe', uniqueKeys: false, prettyErrors: false, lineCounter: lines });
     if (!Array.isArray(docs)) return { ok: false, kind: 'yaml', message: 'not a YAML document stream' };
     // First, as PyYAML would read the whole text otherwise (its errors included).
     const where = (offset: number | undefined): string => position(lines, offset);
@@ -194,8 +196,7 @@ function parseStream(source: string): YamlLoadResult {
       }
       const err = doc.errors.find((e) => !pyyamlReads(e, source));
       if (err) {
-        const pos = err.linePos?.[0];
-        const place = pos ? ` (line ${pos.line}, column ${pos.col})` : '';
+        const place = where(err.pos[0]);
         // The parser reports its own stack overflow (deeply nested flow collections) as a syntax error.
         const what = /Maximum call stack size exceeded/.test(err.message) ? NESTED_TOO_DEEPLY : firstLine(err.message);
         return { ok: false, kind: 'yaml', message: `YAML syntax error${place}: ${what}` };
