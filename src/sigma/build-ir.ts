@@ -3,7 +3,7 @@
 // alternatives for the rule's category OR-ed, conditions without a category (a service's channel) AND-ed
 // with them; placeholders are resolved from pipeline vars (or refused); keyword values get the
 // implicit `*…*`; every problem is a {field, message} with the rule path of the offending item.
-import { and, not, or } from './ir.js';
+import { and, evaluatedTests, not, or } from './ir.js';
 import type { IRNode, StrPart, Test } from './ir.js';
 import { ANY, parseSigmaString, pushLiteral } from './detection/sigma-string.js';
 import { numberText } from './detection/number-text.js';
@@ -301,8 +301,10 @@ export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: AppliedFilte
     alternatives.push(and([conds, body]));
     for (const e of low.errors) if (!errors.some((x) => x.field === e.field && x.message === e.message)) errors.push(e);
     for (const f of low.unmapped) unmapped.add(f);
-    if (low.predicates > MAX_PREDICATES) {
-      errors.push({ field: 'detection', message: `the rule expands to ${low.predicates} value tests (limit ${MAX_PREDICATES})` });
+    // Tests as lowered, or as evaluated when the condition names a search many times.
+    const tests = low.predicates > MAX_PREDICATES ? low.predicates : evaluatedTests(body);
+    if (tests > MAX_PREDICATES) {
+      errors.push({ field: 'detection', message: `the rule expands to ${tests} value tests (limit ${MAX_PREDICATES})` });
       break;
     }
   }

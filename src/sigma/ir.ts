@@ -39,21 +39,59 @@ export type IRNode =
   | { t: 'sel'; name: string; of: IRNode }
   | { t: 'match'; fields: string[] | null; test: Test };
 
-/** Flatten nested nodes of kind `t` into one list, dropping the neutral constant (`and`: true, `or`: false);
- * null when the absorbing constant occurs (`and`: false, `or`: true). One pass, no intermediate arrays. */
+/** Flatten nested nodes of kind `t` into one list, dropping the neutral constant (`and`: true, `or`: false)
+ * and repeats of one node (`sel or sel` is `sel`: a search identifier lowers to one shared node); null when
+ * the absorbing constant occurs (`and`: false, `or`: true). One pass, no intermediate arrays. */
 function flatten(t: 'and' | 'or', of: IRNode[]): IRNode[] | null {
   const neutral = t === 'and';
   const out: IRNode[] = [];
+  let seen: Set<IRNode> | null = null;
+  const add = (m: IRNode): void => {
+    if (out.length < 8) {
+      if (!out.includes(m)) out.push(m);
+      return;
+    }
+    if (seen === null) seen = new Set(out);
+    if (!seen.has(m)) {
+      seen.add(m);
+      out.push(m);
+    }
+  };
   for (const n of of) {
     if (n.t === t) {
       for (const m of n.of) {
-        if (m.t !== 'const') out.push(m);
+        if (m.t !== 'const') add(m);
         else if (m.v !== neutral) return null;
       }
-    } else if (n.t !== 'const') out.push(n);
+    } else if (n.t !== 'const') add(n);
     else if (n.v !== neutral) return null;
   }
   return out;
+}
+
+/** Value tests one evaluation of `node` may run: its leaves, a node reached by several paths counted once
+ * per path (shared nodes are evaluated once per reference). Linear in the number of distinct nodes. */
+export function evaluatedTests(node: IRNode, memo = new Map<IRNode, number>()): number {
+  const known = memo.get(node);
+  if (known !== undefined) return known;
+  let n: number;
+  switch (node.t) {
+    case 'match':
+      n = 1;
+      break;
+    case 'const':
+      n = 0;
+      break;
+    case 'not':
+    case 'sel':
+      n = evaluatedTests(node.of, memo);
+      break;
+    default:
+      n = 0;
+      for (const m of node.of) n += evaluatedTests(m, memo);
+  }
+  memo.set(node, n);
+  return n;
 }
 
 export function and(of: IRNode[]): IRNode {

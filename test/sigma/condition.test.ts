@@ -91,3 +91,19 @@ test('long chains of one operator stay shallow; nesting beyond the limit is refu
     assert.match(errors[0].message, /^invalid condition: more than 64 nested parentheses and 'not' at position \d+$/);
   }
 });
+
+test('a search named many times is one node: repeats are dropped, shared uses are evaluated once per event', () => {
+  const m = compile(det(Array.from({ length: 2000 }, () => 'a').join(' or ')));
+  assert.equal(m.ir.t, 'sel');
+  // `a` is shared by every branch: its result must follow each event, never the previous one.
+  const shared = compile(det(`${Array.from({ length: 50 }, (_, i) => (i % 2 ? '(a and b)' : '(a and not b)')).join(' or ')} or (c and not a)`));
+  const events = [ev('A'), ev('B'), ev('A', 'B'), ev('C'), ev('A', 'C'), ev(), ev('A'), ev('C')];
+  assert.deepEqual(events.map((e) => shared.match(e)), [true, false, true, true, true, false, true, true]);
+  assert.deepEqual(events.map((e) => shared.explain(e).matched), [true, false, true, true, true, false, true, true]);
+});
+
+test('work is counted per use: a condition naming searches in 50,000 places is refused', () => {
+  const errors = problems(det(Array.from({ length: 25_001 }, () => '(a and b)').join(' or ')));
+  assert.deepEqual(errors, [{ field: 'detection', message: 'the rule expands to 50002 value tests (limit 50000)' }]);
+  assert.deepEqual(problems(det(Array.from({ length: 25_000 }, () => '(a and b)').join(' or '))), []);
+});

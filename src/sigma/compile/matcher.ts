@@ -42,12 +42,60 @@ function accessor(path: string): Accessor {
   return a;
 }
 
+/** How many times each selection node is referenced in `ir` (a search named several times by the
+ * condition lowers to one shared node). Visits each distinct node once. */
+function selectionReferences(ir: IRNode): Map<IRNode, number> {
+  const refs = new Map<IRNode, number>();
+  const visit = (n: IRNode): void => {
+    if (n.t === 'sel') {
+      const seen = refs.get(n);
+      refs.set(n, (seen ?? 0) + 1);
+      if (seen !== undefined) return;
+      visit(n.of);
+    } else if (n.t === 'not') visit(n.of);
+    else if (n.t === 'and' || n.t === 'or') for (const m of n.of) visit(m);
+  };
+  visit(ir);
+  return refs;
+}
+
 class Compiler {
   errors: FieldError[] = [];
   /** Value finders for explain; only the explain compiler records them (the hot path does not pay). */
   readonly finders: Map<IRNode, Finder>;
-  constructor(explaining: boolean) {
+  /** Selections referenced more than once, compiled once and evaluated at most once per event: their
+   * result is kept for the current `epoch` (the matcher bumps it for every event). Not for explain, whose
+   * selection predicates are called one by one. */
+  private readonly shared: Map<IRNode, number>;
+  private readonly compiledShared = new Map<IRNode, Pred>();
+  readonly clock = { epoch: 0 };
+  constructor(explaining: boolean, ir?: IRNode) {
     this.finders = explaining ? new Map() : new NoFinders();
+    this.shared = explaining || ir === undefined ? new Map() : selectionReferences(ir);
+  }
+
+  /** Whether the compiled predicate needs the epoch bumped for each event. */
+  get memoises(): boolean {
+    return this.compiledShared.size > 0;
+  }
+
+  /** A selection referenced more than once: one predicate, evaluated once per epoch. */
+  private sharedSelection(node: Extract<IRNode, { t: 'sel' }>): Pred {
+    const known = this.compiledShared.get(node);
+    if (known !== undefined) return known;
+    const inner = this.node(node.of);
+    const clock = this.clock;
+    let at = -1;
+    let value = false;
+    const pred: Pred = (e) => {
+      if (at !== clock.epoch) {
+        value = inner(e);
+        at = clock.epoch;
+      }
+      return value;
+    };
+    this.compiledShared.set(node, pred);
+    return pred;
   }
 
   matchNode(node: Extract<IRNode, { t: 'match' }>): Pred {
@@ -221,7 +269,7 @@ class Compiler {
       case 'const':
         return node.v ? () => true : () => false;
       case 'sel':
-        return this.node(node.of);
+        return (this.shared.get(node) ?? 0) > 1 ? this.sharedSelection(node) : this.node(node.of);
       case 'not': {
         const inner = this.node(node.of);
         return (e) => !inner(e);
@@ -327,7 +375,15 @@ export function compileIR(ir: IRNode): { ok: true; matcher: CompiledRule } | { o
   let compiled: Pred | null = null;
   const root: Pred = (event) => {
     if (compiled === null) {
-      compiled = new Compiler(false).node(ir);
+      const c = new Compiler(false, ir);
+      const pred = c.node(ir);
+      const clock = c.clock;
+      compiled = c.memoises
+        ? (e) => {
+            clock.epoch++;
+            return pred(e);
+          }
+        : pred;
       matcher.match = compiled;
     }
     return compiled(event);
