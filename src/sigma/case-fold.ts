@@ -49,28 +49,46 @@ export function foldCodePoint(cp: number): number {
   return classes.get(l) ?? l;
 }
 
-/** Folds of the characters met so far, for the Basic Multilingual Plane (so at most 65,536 entries). */
-const folded = new Map<number, string>();
+/** The fold of every code unit (a lone surrogate folds to itself), built on the first string that needs it. */
+let unitFolds: Uint16Array | null = null;
 
-/** Character by character (the slow path: some lowercase character at or above U+0130). */
-function foldEach(s: string): string {
+function buildUnitFolds(): Uint16Array {
+  const t = new Uint16Array(0x10000);
+  for (let c = 0; c < 0x10000; c++) t[c] = c < 0x80 ? (c >= 65 && c <= 90 ? c + 32 : c) : c >= 0xd800 && c <= 0xdfff ? c : foldCodePoint(c);
+  return t;
+}
+
+/** Code units turned into text in slices (an argument list has a bounded length). */
+function unitsToString(units: Uint16Array, length: number): string {
   let out = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) {
-      out += c >= 65 && c <= 90 ? String.fromCharCode(c + 32) : s[i];
-      continue;
-    }
-    const cp = s.codePointAt(i) as number;
-    let f = folded.get(cp);
-    if (f === undefined) {
-      f = String.fromCodePoint(foldCodePoint(cp));
-      if (cp <= 0xffff) folded.set(cp, f);
-    }
-    out += f;
-    if (cp > 0xffff) i++;
-  }
+  for (let i = 0; i < length; i += 8192) out += String.fromCharCode.apply(null, units.subarray(i, Math.min(length, i + 8192)) as unknown as number[]);
   return out;
+}
+
+/** Character by character (the slow path: some lowercase character at or above U+0130), through the table
+ * of code-unit folds; a surrogate pair is folded as its code point. */
+function foldEach(s: string): string {
+  const table = (unitFolds ??= buildUnitFolds());
+  const n = s.length;
+  const out = new Uint16Array(n);
+  let j = 0;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        const f = foldCodePoint(((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000);
+        if (f > 0xffff) {
+          out[j++] = 0xd800 + ((f - 0x10000) >> 10);
+          out[j++] = 0xdc00 + ((f - 0x10000) & 0x3ff);
+        } else out[j++] = f;
+        i++;
+        continue;
+      }
+    }
+    out[j++] = table[c];
+  }
+  return unitsToString(out, j);
 }
 
 /** `s` folded for a case-insensitive comparison (see the top of this file). */

@@ -22,6 +22,12 @@ test('the fold maps each character on its own, keeps lengths, is idempotent, and
   assert.equal(foldCase(s), [...s].map((c) => foldCase(c)).join(''));
   assert.equal(foldCase(s).length, s.length);
   assert.equal(foldCase('C:\\Windows\\System32\\CMD.EXE'), 'c:\\windows\\system32\\cmd.exe');
+  // One string of every code unit (lone surrogates stay as they are) and of astral letters in pairs.
+  const units = Array.from({ length: 0x10000 }, (_, c) => String.fromCharCode(c));
+  const astral = ['\u{10400}', '\u{10428}', '\u{1E900}', '\u{1F600}', '\u{16E40}'];
+  const all = [...units, ...astral, 'x\uD800', '\uDC00y'];
+  const each = all.map((c) => (c.length === 1 && c >= '\uD800' && c <= '\uDFFF' ? c : [...c].map((x) => String.fromCodePoint(foldCodePoint(x.codePointAt(0) as number))).join('')));
+  assert.equal(foldCase(all.join('')), each.join(''));
 });
 
 test('letters equal ignoring case are the classes of a regex ignore-case flag', () => {

@@ -107,3 +107,14 @@ test('wildcard patterns agree with an anchored Unicode regex (random patterns an
     assert.equal(compileString(parts, true)(text), re.test(text), `${source} on ${text}`);
   }
 });
+
+test('long values (beyond the small fold cache) are folded right, one after another', () => {
+  const contains = compileString([ANY, ...'straße'.split(''), ANY] as StrPart[], false);
+  const ends = compileString([ANY, ...'–x'.split('')] as StrPart[], false);
+  const pad = 'İ'.repeat(5000);
+  const a = `${pad}STRASSE STRAẞE ${pad}–X`;
+  const b = `${pad}strasse strase ${pad}–y`;
+  const seq = [a, b, a, a.slice(0, -1) + 'Y', a];
+  assert.deepEqual(seq.map((v) => contains(v)), [true, false, true, true, true]);
+  assert.deepEqual(seq.map((v) => ends(v)), [true, false, true, false, true]);
+});

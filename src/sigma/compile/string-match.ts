@@ -3,7 +3,7 @@
 // use a two-pointer glob matcher that is O(n·m) worst case (never exponential); case-insensitive equals/
 // prefix/suffix tests fold the compared ASCII characters in place (no folded copy; exact, see
 // foldedEquals), other case-insensitive tests fold the event value through a small cache so repeated tests
-// on one value fold it once.
+// on one value fold it once (long values too, the last one).
 import { foldCase } from '../case-fold.js';
 import { ANY, ONE } from '../detection/sigma-string.js';
 import type { StrPart } from '../ir.js';
@@ -12,10 +12,23 @@ const FOLD_CACHE_LIMIT = 1024;
 const FOLD_CACHE_MAX_LENGTH = 4096;
 const foldedValues = new Map<string, string>();
 
-/** foldCase with a bounded memo (at most 1,024 strings of ≤ 4 KiB): repeated tests on one event value
- * fold it once. */
+/** Longer values (up to LONG_VALUE_MAX characters) are remembered one at a time: the tests of a rule on
+ * one long command line fold it once. */
+const LONG_VALUE_MAX = 4 * 1024 * 1024;
+let longValue = '';
+let longFolded = '';
+
+/** foldCase with a bounded memo (at most 1,024 strings of ≤ 4 KiB, and the last longer one): repeated
+ * tests on one event value fold it once. */
 export function foldValue(s: string): string {
-  if (s.length > FOLD_CACHE_MAX_LENGTH) return foldCase(s);
+  if (s.length > FOLD_CACHE_MAX_LENGTH) {
+    if (s.length > LONG_VALUE_MAX) return foldCase(s);
+    if (s !== longValue) {
+      longFolded = foldCase(s);
+      longValue = s;
+    }
+    return longFolded;
+  }
   let l = foldedValues.get(s);
   if (l === undefined) {
     if (foldedValues.size >= FOLD_CACHE_LIMIT) foldedValues.clear();
