@@ -41,14 +41,17 @@ export function parseScanArgs(argv: string[]): ScanArgs | 'help' {
         return inline;
       }
       const v = argv[++i];
-      if (v === undefined || (v.startsWith('--') && v.length > 2)) throw new UsageError(`${name} needs a value`);
+      if (v === undefined || v === '' || (v.startsWith('--') && v.length > 2)) throw new UsageError(`${name} needs a value`);
       return v;
     };
     if (name === '-h' || name === '--help') return 'help';
     if (name === '--rules') {
       rules.push(value());
       // Paths follow until the next option (`-h` included: a file named like an option is `./-h`).
-      while (i + 1 < argv.length && !(argv[i + 1].startsWith('-') && argv[i + 1].length > 1)) rules.push(argv[++i]);
+      while (i + 1 < argv.length && !(argv[i + 1].startsWith('-') && argv[i + 1].length > 1)) {
+        if (argv[++i] === '') throw new UsageError('--rules needs paths (an empty one was given)');
+        rules.push(argv[i]);
+      }
     } else if (name === '--events') {
       if (events !== undefined) throw new UsageError('--events given twice');
       events = value();

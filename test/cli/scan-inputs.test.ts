@@ -117,6 +117,12 @@ test('options take the --option=value form; vigil without a command is a usage e
   assert.equal(none.code, 2);
   assert.match(none.stderr, /a command is required/);
   assert.equal(none.stdout, '');
+  // An empty path (an unset shell variable) is a usage error, not a file that cannot be read.
+  for (const argv of [['--rules', '', '--events', '-'], ['--rules', rule, '', '--events', '-'], ['--rules', rule, '--events', '']]) {
+    const empty = await vigil(['scan', ...argv], '');
+    assert.equal(empty.code, 2, JSON.stringify(argv));
+    assert.match(empty.stderr, /^vigil scan: --(rules|events) needs (a value|paths \(an empty one was given\))\n/, JSON.stringify(argv));
+  }
 });
 
 test('in a file of several rules, a rejection says which rule it is about', async () => {
