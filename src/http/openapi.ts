@@ -64,7 +64,7 @@ export async function registerOpenApi(app: App): Promise<void> {
     const schema = (route.schema ??= {}) as { security?: unknown; querystring?: unknown; response?: Record<string, unknown>; body?: unknown };
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((m) => m.toUpperCase());
     const writes = methods.some((m) => m !== 'GET' && m !== 'HEAD');
-    schema.querystring = defaultsOptional(schema.querystring);
+    if (schema.querystring !== undefined) schema.querystring = defaultsOptional(schema.querystring);
     // Every route that reads a body can answer 413 (too large) and 415 (a content type it does not read).
     const response = schema.response;
     if (response && (schema.body !== undefined || route.config?.swaggerTransform)) {
