@@ -25,13 +25,16 @@ function pageParameters(sortFields: readonly string[], defaultSort: string, defa
   };
 }
 
+/** The `search` parameter of a list (a case-insensitive substring, see Conditions.addCommon). */
+export const SearchParameter = Type.Optional(Type.String({ maxLength: 200 }));
+
 /** Query-string schema of a list endpoint: the common parameters plus the endpoint's own filters. */
 export function listQuerySchema<P extends TProperties>(sortFields: readonly string[], defaultSort: string, filters: P) {
   return Type.Object({
     ...pageParameters(sortFields, defaultSort, 'desc'),
     created_after: Type.Optional(Timestamp),
     created_before: Type.Optional(Timestamp),
-    search: Type.Optional(Type.String({ maxLength: 200 })),
+    search: SearchParameter,
     ...filters,
   });
 }

@@ -5,7 +5,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import { getPreset, listPresets } from '../sigma/index.js';
 import type { App, AppContext } from '../http/context.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
-import { Conditions, listQuerySchema, listResponseSchema, paginate, subListQuerySchema } from '../http/lists.js';
+import { Conditions, listQuerySchema, listResponseSchema, paginate, SearchParameter, subListQuerySchema } from '../http/lists.js';
 import { listFields } from '../ingest/field-catalogue.js';
 import { Empty, errorResponses, IdParams, StringEnum, Uuid } from '../http/schemas.js';
 import { recordAudit } from '../audit/log.js';
@@ -18,7 +18,7 @@ import { EntityFieldsSchema, FieldMappingSchema, IndexPatternSchema, IndexPatter
 const admin = { access: { auth: 'session' as const, role: 'admin' as const }, notFound: PATTERN_NOT_FOUND };
 const reader = { access: { auth: 'session' as const }, notFound: PATTERN_NOT_FOUND };
 
-const FieldListQuery = subListQuerySchema(['count', 'field', 'last_seen'], 'count', 'desc', { search: Type.Optional(Type.String({ maxLength: 200 })) });
+const FieldListQuery = subListQuerySchema(['count', 'field', 'last_seen'], 'count', 'desc', { search: SearchParameter });
 const Mappings = Type.Array(FieldMappingSchema, { maxItems: 2000 });
 const Retention = Type.Integer({ minimum: 1, maximum: 3650 });
 const TimestampField = Type.String({ minLength: 1, maxLength: 256 });
