@@ -151,6 +151,8 @@ test('a comment right after a closing quote or bracket is a comment, as PyYAML r
   assert.deepEqual(loadYaml("a: 'x'#note\nb: \"y\"#note\n"), { ok: true, documents: [{ a: 'x', b: 'y' }] });
   assert.deepEqual(loadYaml('a: [1, 2]#note\nb: {c: d}#note\n'), { ok: true, documents: [{ a: [1, 2], b: { c: 'd' } }] });
   assert.deepEqual(loadYaml("- 'x'#note\n- y\n"), { ok: true, documents: [['x', 'y']] });
+  // Where a flow item may start (after an opening bracket or a comma), too.
+  assert.deepEqual(loadYaml('a: [#note\n  x]\nb: {k: v,#note\n  m: n}\n'), { ok: true, documents: [{ a: ['x'], b: { k: 'v', m: 'n' } }] });
   // Elsewhere a `#` needs a space before it to start a comment: PyYAML refuses these too.
   for (const text of ['a: |#note\n  x\n', 'a: &x#note 1\n']) assert.equal(loadYaml(text).ok, false, text);
   assert.deepEqual(loadYaml('a: b#c\n'), { ok: true, documents: [{ a: 'b#c' }] });

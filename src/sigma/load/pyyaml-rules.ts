@@ -1,20 +1,21 @@
 // Where PyYAML, the reference YAML reader, and the general YAML 1.2 parser part ways, checked on a parsed
 // document so that a rule loads only as PyYAML would load it: an error of the parser that PyYAML does not
-// raise (a comment right after a closing quote or bracket), anchors PyYAML refuses (a name it cannot read,
+// raise (a comment right after a quote, a bracket or a comma), anchors PyYAML refuses (a name it cannot read,
 // one defined twice), and U+2028/U+2029, which PyYAML takes for line breaks where the parser keeps them as
-// characters. Every check is linear in the document.
-import { visit } from 'yaml';
+// characters, and a double-quoted value whose escaped line break is followed by empty lines, which the
+// parser folds into a space. Every check is linear in the document.
+import { isScalar, parseDocument, visit } from 'yaml';
 import type { Document, Node as YamlNode, YAMLError } from 'yaml';
 
 /** " (line L, column C)" of a source offset, or '' when unknown. */
 export type Where = (offset: number | undefined) => string;
 
 /** Whether the parser's error `e` is about something PyYAML reads without complaint: a comment right after
- * a closing quote or bracket (`'x'#note`, `[a]#note`), which PyYAML takes as a comment as the parser
- * does, only the parser also objects to the missing space. */
+ * a quote, a bracket or a comma (`'x'#note`, `[a]#note`, `[#note`, `[a,#note`), which PyYAML takes as a
+ * comment as the parser does, only the parser also objects to the missing space. */
 export function pyyamlReads(e: YAMLError, source: string): boolean {
   const at = e.pos[0];
-  return e.code === 'MISSING_CHAR' && source.charCodeAt(at) === 0x23 && /['"\]}]/.test(source.charAt(at - 1)) && e.message.startsWith('Comments must be separated');
+  return e.code === 'MISSING_CHAR' && source.charCodeAt(at) === 0x23 && /['"[\]{},]/.test(source.charAt(at - 1)) && e.message.startsWith('Comments must be separated');
 }
 
 /** PyYAML's anchor names: ASCII letters, digits, `-` and `_`. */
@@ -80,4 +81,41 @@ export function lineSeparatorProblem(docs: readonly Document[], source: string, 
     }
   }
   return null;
+}
+
+/** Whether the text of a double-quoted scalar may hold an escaped line break followed by an empty line. */
+export function mayHaveEscapedBreakBeforeEmptyLine(raw: string): boolean {
+  return /\\\n[ \t]*\n/.test(raw);
+}
+
+/** The value of a double-quoted scalar written `raw` (quotes included), as PyYAML reads it, for texts where
+ * an escaped line break is followed by empty lines: each of those lines is a line feed to PyYAML (and to
+ * YAML 1.2), where the parser folds them into one space. The lines are written as `\n` escapes before the
+ * escaped break, the continuation lines indented by one space (white space that starts a continuation
+ * line means nothing), and the scalar read alone. */
+export function doubleQuotedAsPyyaml(raw: string): string {
+  const emptyLine = /[ \t]*\n/y;
+  const pieces: string[] = [];
+  let copied = 0;
+  for (let i = 0; i < raw.length; i++) {
+    if (raw[i] !== '\\') continue;
+    if (raw[i + 1] !== '\n') {
+      i++; // an escaped character
+      continue;
+    }
+    let empty = 0;
+    let after = i + 2;
+    emptyLine.lastIndex = after;
+    while (emptyLine.exec(raw) !== null) {
+      empty++;
+      after = emptyLine.lastIndex;
+    }
+    if (empty === 0) continue;
+    pieces.push(raw.slice(copied, i), '\\n'.repeat(empty), '\\\n');
+    copied = after;
+    i = after - 1;
+  }
+  pieces.push(raw.slice(copied));
+  const value = parseDocument(pieces.join('').replace(/\n/g, '\n '), { schema: 'failsafe' }).contents;
+  return isScalar(value) && typeof value.value === 'string' ? value.value : raw;
 }

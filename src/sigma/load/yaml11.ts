@@ -5,17 +5,21 @@
 // standard scalar tags (`!!str`, `!!int`, …) build what PyYAML builds and other tags are refused
 // (yaml11-scalars.ts). Line breaks are PyYAML's: CR LF, a lone CR and NEL (U+0085) are each one line feed.
 // Anchors are PyYAML's (a name of ASCII letters, digits, `-`, `_`, defined once per document), keys are
-// scalars (a list or mapping key is refused, as PyYAML cannot hash it), a comment may follow a closing
-// quote or bracket without a space, and U+2028/U+2029 (line breaks to PyYAML) stand only inside quoted
-// strings (pyyaml-rules.ts). Aliases are expanded under a strict budget (alias bombs are refused);
+// scalars (a list or mapping key is refused, as PyYAML cannot hash it), a comment may follow a quote or a
+// bracket without a space, U+2028/U+2029 (line breaks to PyYAML) stand only inside quoted strings, and
+// empty lines after an escaped line break are line feeds (pyyaml-rules.ts). Quoted scalars and flow
+// collections continued on lines indented no deeper than their key are read as PyYAML reads them
+// (continuation-lines.ts); a quoted scalar whose last quote is escaped is not closed there. Aliases are
+// expanded under a strict budget (alias bombs are refused);
 // inputs over 1 MiB, streams of more than MAX_DOCUMENTS documents and characters PyYAML's reader refuses
 // (controls, lone surrogates) are refused. Never throws; work is linear in the input. Texts in the plain
 // Sigma subset take a fast single-pass reader (fast-yaml.ts) that yields exactly the same value; anything
 // else goes through the general parser (`loadYamlFull`).
-import { LineCounter, parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar } from 'yaml';
+import { LineCounter, parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar, visit } from 'yaml';
 import type { Document, Node as YamlNode } from 'yaml';
 import { fastYaml } from './fast-yaml.js';
-import { anchorProblem, lineSeparatorProblem, pyyamlReads } from './pyyaml-rules.js';
+import { reindentContinuations } from './continuation-lines.js';
+import { anchorProblem, doubleQuotedAsPyyaml, lineSeparatorProblem, mayHaveEscapedBreakBeforeEmptyLine, pyyamlReads } from './pyyaml-rules.js';
 import { resolvePlainScalar, taggedScalar, YamlValueError } from './yaml11-scalars.js';
 
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
@@ -42,23 +46,22 @@ class Conversion {
    * break to keep, as PyYAML reads it), else -1. */
   readonly unbrokenEnd: number;
   constructor(
-    readonly lines: LineCounter,
-    source: string,
+    /** " (line L, column C)" of a source offset, '' when it is unknown. */
+    readonly where: (offset: number | undefined) => string,
+    readonly source: string,
   ) {
     this.unbrokenEnd = source.endsWith('\n') ? -1 : source.length;
   }
-
-  /** " (line L, column C)" of a source offset. */
-  where(offset: number | undefined): string {
-    return position(this.lines, offset);
-  }
 }
 
-/** " (line L, column C)" of a source offset, '' when it is unknown. */
-function position(lines: LineCounter, offset: number | undefined): string {
-  if (offset === undefined) return '';
-  const { line, col } = lines.linePos(offset);
-  return ` (line ${line}, column ${col})`;
+/** Spaces re-indentation added to the lines of [start, end). */
+function spacesAdded(added: ReadonlyMap<number, number>, lines: LineCounter, start: number, end: number): number {
+  if (added.size === 0) return 0;
+  const first = lines.linePos(start).line;
+  const last = lines.linePos(end).line;
+  let n = 0;
+  for (const [line, spaces] of added) if (line >= first && line <= last) n += spaces;
+  return n;
 }
 
 class LoadError extends Error {}
@@ -78,6 +81,10 @@ function convert(node: unknown, doc: Document, conversion: Conversion, viaAlias:
       const value = node.value;
       if (typeof value !== 'string') return value === null || value === undefined ? null : String(value);
       if (node.type === Scalar.PLAIN) return resolvePlainScalar(value);
+      if (node.type === Scalar.QUOTE_DOUBLE && node.range) {
+        const raw = conversion.source.slice(node.range[0], node.range[1]);
+        if (mayHaveEscapedBreakBeforeEmptyLine(raw)) return doubleQuotedAsPyyaml(raw);
+      }
       const block = node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED;
       return block && node.range?.[1] === conversion.unbrokenEnd && value.endsWith('\n') ? value.slice(0, -1) : value;
     } catch (e) {
@@ -173,37 +180,128 @@ export function loadYamlFull(text: string, maxBytes = MAX_DOCUMENT_BYTES): YamlL
   return big ?? parseStream(normaliseBreaks(text));
 }
 
+/** Where each quoted scalar and flow collection the parser read ends, by where it starts. */
+function constructEnds(docs: readonly Document[]): Map<number, number> {
+  const ends = new Map<number, number>();
+  for (const doc of docs) {
+    visit(doc, (_key, node) => {
+      const range = (node as YamlNode | null)?.range;
+      if (!range) return;
+      const quoted = isScalar(node) && (node.type === Scalar.QUOTE_SINGLE || node.type === Scalar.QUOTE_DOUBLE);
+      if (quoted || ((isMap(node) || isSeq(node)) && node.flow)) ends.set(range[0], range[1]);
+    });
+  }
+  return ends;
+}
+
+interface Parsed {
+  docs: Document.Parsed[];
+  lines: LineCounter;
+}
+
+function parseText(text: string): Parsed {
+  const lines = new LineCounter();
+  // Keys are checked for uniqueness in convert (as the text they become, in linear time). Errors are not
+  // made pretty: that quotes context for each of them (quadratic on a long line of broken flow items);
+  // the first one's place comes from the line counter.
+  const docs = parseAllDocuments(text, { schema: 'failsafe', uniqueKeys: false, prettyErrors: false, lineCounter: lines });
+  return { docs: Array.isArray(docs) ? docs : [], lines };
+}
+
+/** A syntax error found in a parsed document: where, and what. */
+interface SyntaxProblem {
+  offset: number;
+  message: string;
+}
+
+/** The first syntax error of a document that PyYAML would raise too: the parser's own errors it reads past
+ * excepted, and quoted scalars the parser closed on a quote that their text escapes (`"a\"`, `'a''`),
+ * which PyYAML reads on to a later line. */
+function syntaxProblem(doc: Document, text: string): SyntaxProblem | undefined {
+  const err = doc.errors.find((e) => !pyyamlReads(e, text));
+  if (err) return { offset: err.pos[0], message: err.message };
+  let unclosed: SyntaxProblem | undefined;
+  visit(doc, {
+    Scalar(_key, node) {
+      if ((node.type !== Scalar.QUOTE_DOUBLE && node.type !== Scalar.QUOTE_SINGLE) || !node.range) return undefined;
+      if (closedQuote(text, node.range[0], node.range[1])) return undefined;
+      const quote = text[node.range[0]];
+      unclosed = { offset: node.range[1], message: `Missing closing ${quote}quote` };
+      return visit.BREAK;
+    },
+  });
+  return unclosed;
+}
+
+/** Whether the quoted scalar written in text[start, end) ends with a closing quote that is not escaped: an
+ * even number of backslashes before a double quote; an odd number of quotes ending a single-quoted one. */
+function closedQuote(text: string, start: number, end: number): boolean {
+  const quote = text.charCodeAt(start);
+  if (end - start < 2 || text.charCodeAt(end - 1) !== quote) return false;
+  let run = 0;
+  if (quote === 0x22) {
+    for (let i = end - 2; i > start && text.charCodeAt(i) === 0x5c; i--) run++;
+    return run % 2 === 0;
+  }
+  for (let i = end - 1; i > start && text.charCodeAt(i) === quote; i--) run++;
+  return run % 2 === 1;
+}
+
+function firstProblem(docs: readonly Document[], text: string): SyntaxProblem | undefined {
+  for (const doc of docs) {
+    const problem = syntaxProblem(doc, text);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** The text parsed as PyYAML reads it: when the parser finds an error, the continuation lines of quoted
+ * scalars and flow collections are re-indented (continuation-lines.ts) and the text parsed again, kept only
+ * if the parser then reads each re-indented construct exactly to the end PyYAML's scanner gives it. `added`
+ * holds the spaces each line gained. */
+function parseAsPyyaml(source: string): Parsed & { text: string; added: ReadonlyMap<number, number> } {
+  const parsed = parseText(source);
+  const unchanged = { ...parsed, text: source, added: new Map<number, number>() };
+  if (firstProblem(parsed.docs, source) === undefined) return unchanged;
+  const fix = reindentContinuations(source);
+  if (fix === null) return unchanged;
+  const again = parseText(fix.text);
+  const ends = constructEnds(again.docs);
+  return fix.constructs.every(({ at, end }) => ends.get(at) === end) ? { ...again, text: fix.text, added: fix.added } : unchanged;
+}
+
 /** The general parser on a text whose size and characters were checked and whose line breaks are
  * normalised. */
 function parseStream(source: string): YamlLoadResult {
   if (moreDocumentsThan(source, MAX_DOCUMENTS)) return { ok: false, kind: 'size', message: `the text holds more than ${MAX_DOCUMENTS} YAML documents` };
   try {
-    const lines = new LineCounter();
-    // Keys are checked for uniqueness in convert (as the text they become, in linear time). Errors are
-    // not made pretty: that quotes context for each of them (quadratic on a long line of broken flow
-    // items); the first one's place comes from the line counter.
-    const docs = parseAllDocuments(source, { schema: 'failsafe', uniqueKeys: false, prettyErrors: false, lineCounter: lines });
-    if (!Array.isArray(docs)) return { ok: false, kind: 'yaml', message: 'not a YAML document stream' };
+    const { docs, lines, text, added } = parseAsPyyaml(source);
+    // Places in the source: a re-indented line's columns are shifted back.
+    const where = (offset: number | undefined): string => {
+      if (offset === undefined) return '';
+      const { line, col } = lines.linePos(offset);
+      const gained = added.get(line) ?? 0;
+      return ` (line ${line}, column ${col > gained ? col - gained : 1})`;
+    };
     // First, as PyYAML would read the whole text otherwise (its errors included).
-    const where = (offset: number | undefined): string => position(lines, offset);
-    const separators = lineSeparatorProblem(docs, source, where);
+    const separators = lineSeparatorProblem(docs, text, where);
     if (separators) return { ok: false, kind: 'yaml', message: separators };
     const out: YamlValue[] = [];
     for (const doc of docs) {
       const [start, , end] = doc.range;
-      if (end - start > MAX_DOCUMENT_BYTES && Buffer.byteLength(source.slice(start, end), 'utf8') > MAX_DOCUMENT_BYTES) {
+      if (end - start > MAX_DOCUMENT_BYTES && Buffer.byteLength(text.slice(start, end), 'utf8') - spacesAdded(added, lines, start, end) > MAX_DOCUMENT_BYTES) {
         return { ok: false, kind: 'size', message: `document is larger than ${MAX_DOCUMENT_BYTES} bytes (1 MiB)` };
       }
-      const err = doc.errors.find((e) => !pyyamlReads(e, source));
+      const err = syntaxProblem(doc, text);
       if (err) {
-        const place = where(err.pos[0]);
+        const place = where(err.offset);
         // The parser reports its own stack overflow (deeply nested flow collections) as a syntax error.
         const what = /Maximum call stack size exceeded/.test(err.message) ? NESTED_TOO_DEEPLY : firstLine(err.message);
         return { ok: false, kind: 'yaml', message: `YAML syntax error${place}: ${what}` };
       }
-      const anchors = anchorProblem(doc, source, where);
+      const anchors = anchorProblem(doc, text, where);
       if (anchors) return { ok: false, kind: 'yaml', message: anchors };
-      out.push(convert(doc.contents, doc, new Conversion(lines, source), false));
+      out.push(convert(doc.contents, doc, new Conversion(where, text), false));
     }
     return { ok: true, documents: out };
   } catch (e) {
