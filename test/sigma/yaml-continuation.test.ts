@@ -76,6 +76,14 @@ test('a quoted value whose last quote is escaped is not closed there (PyYAML rea
   assert.equal(loadYaml("k: 'a''\n'k2': v\n").ok, false);
 });
 
+test('a key over two lines is refused in a flow mapping as in a block mapping, unless it is explicit or has no value', () => {
+  for (const text of ['k: {a\n b: v}\n', "k: {'a\n b': v}\n", 'k: [{"a\n b":v}]\n', 'k: {a\n b:}\n']) {
+    assert.deepEqual(loadYaml(text), { ok: false, kind: 'yaml', message: `YAML syntax error (line 1, column ${text.indexOf('{') + 2}): Implicit keys of flow mapping pairs need to be on a single line` }, text);
+  }
+  assert.deepEqual(one('k: {? a\n b : v, ? &x !!str c\n d : w}\n'), { k: { 'a b': 'v', 'c d': 'w' } });
+  assert.deepEqual(one("k: {a\n b, 'c\n d', e: f\n g}\n"), { k: { 'a b': null, 'c d': null, e: 'f g' } });
+});
+
 test('empty lines after an escaped line break are line feeds, as PyYAML and YAML 1.2 read them', () => {
   assert.deepEqual(one('k: "a\\\n\n  x"\n'), { k: 'a\nx' });
   assert.deepEqual(one('k: "\\\n   \n \n  x\\\n  y \\\\\n\n  z"\n'), { k: '\n\nxy \\\nz' });

@@ -4,7 +4,7 @@
 // one defined twice), and U+2028/U+2029, which PyYAML takes for line breaks where the parser keeps them as
 // characters, and a double-quoted value whose escaped line break is followed by empty lines, which the
 // parser folds into a space. Every check is linear in the document.
-import { isScalar, parseDocument, visit } from 'yaml';
+import { isScalar, parseDocument, Scalar, visit } from 'yaml';
 import type { Document, Node as YamlNode, YAMLError } from 'yaml';
 
 /** " (line L, column C)" of a source offset, or '' when unknown. */
@@ -118,4 +118,62 @@ export function doubleQuotedAsPyyaml(raw: string): string {
   pieces.push(raw.slice(copied));
   const value = parseDocument(pieces.join('').replace(/\n/g, '\n '), { schema: 'failsafe' }).contents;
   return isScalar(value) && typeof value.value === 'string' ? value.value : raw;
+}
+
+/** A syntax error found in a parsed document: where, and what. */
+export interface SyntaxProblem {
+  offset: number;
+  message: string;
+}
+
+/** What follows a key given a value (`:`, perhaps after white space). */
+const VALUE_INDICATOR_NEXT = /^\s*:/;
+
+/** What precedes an explicit key (`? `, then perhaps an anchor and a tag). */
+const EXPLICIT_KEY_BEFORE = /\?(?:\s+[&!][^\s]*)*\s*$/;
+
+/** The first syntax error of a document that PyYAML would raise too: the parser's own errors, except those
+ * PyYAML reads past; quoted scalars the parser closed on a quote that their text escapes (`"a\"`, `'a''`),
+ * which PyYAML reads on to a later line; implicit keys over several lines in flow mappings (`{a⏎ b: v}`),
+ * which PyYAML refuses as it refuses them in block mappings. */
+export function syntaxProblem(doc: Document, text: string): SyntaxProblem | undefined {
+  const err = doc.errors.find((e) => !pyyamlReads(e, text));
+  if (err) return { offset: err.pos[0], message: err.message };
+  let problem: SyntaxProblem | undefined;
+  visit(doc, {
+    Scalar(_key, node) {
+      if ((node.type !== Scalar.QUOTE_DOUBLE && node.type !== Scalar.QUOTE_SINGLE) || !node.range) return undefined;
+      if (closedQuote(text, node.range[0], node.range[1])) return undefined;
+      const quote = text[node.range[0]];
+      problem = { offset: node.range[1], message: `Missing closing ${quote}quote` };
+      return visit.BREAK;
+    },
+    Map(_key, node) {
+      if (!node.flow) return undefined;
+      for (const pair of node.items) {
+        const range = isScalar(pair.key) ? pair.key.range : undefined;
+        if (!range || !text.slice(range[0], range[1]).includes('\n')) continue;
+        // A key without a value indicator (`{a⏎ b}`) and an explicit key (`{? a⏎ b: v}`) may span lines.
+        if (!VALUE_INDICATOR_NEXT.test(text.slice(range[1], range[1] + 256)) || EXPLICIT_KEY_BEFORE.test(text.slice(Math.max(0, range[0] - 256), range[0]))) continue;
+        problem = { offset: range[0], message: 'Implicit keys of flow mapping pairs need to be on a single line' };
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return problem;
+}
+
+/** Whether the quoted scalar written in text[start, end) ends with a closing quote that is not escaped: an
+ * even number of backslashes before a double quote; an odd number of quotes ending a single-quoted one. */
+function closedQuote(text: string, start: number, end: number): boolean {
+  const quote = text.charCodeAt(start);
+  if (end - start < 2 || text.charCodeAt(end - 1) !== quote) return false;
+  let run = 0;
+  if (quote === 0x22) {
+    for (let i = end - 2; i > start && text.charCodeAt(i) === 0x5c; i--) run++;
+    return run % 2 === 0;
+  }
+  for (let i = end - 1; i > start && text.charCodeAt(i) === quote; i--) run++;
+  return run % 2 === 1;
 }

@@ -19,7 +19,8 @@ import { LineCounter, parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar
 import type { Document, Node as YamlNode } from 'yaml';
 import { fastYaml } from './fast-yaml.js';
 import { reindentContinuations } from './continuation-lines.js';
-import { anchorProblem, doubleQuotedAsPyyaml, lineSeparatorProblem, mayHaveEscapedBreakBeforeEmptyLine, pyyamlReads } from './pyyaml-rules.js';
+import { anchorProblem, doubleQuotedAsPyyaml, lineSeparatorProblem, mayHaveEscapedBreakBeforeEmptyLine, syntaxProblem } from './pyyaml-rules.js';
+import type { SyntaxProblem } from './pyyaml-rules.js';
 import { resolvePlainScalar, taggedScalar, YamlValueError } from './yaml11-scalars.js';
 
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
@@ -206,45 +207,6 @@ function parseText(text: string): Parsed {
   // the first one's place comes from the line counter.
   const docs = parseAllDocuments(text, { schema: 'failsafe', uniqueKeys: false, prettyErrors: false, lineCounter: lines });
   return { docs: Array.isArray(docs) ? docs : [], lines };
-}
-
-/** A syntax error found in a parsed document: where, and what. */
-interface SyntaxProblem {
-  offset: number;
-  message: string;
-}
-
-/** The first syntax error of a document that PyYAML would raise too: the parser's own errors it reads past
- * excepted, and quoted scalars the parser closed on a quote that their text escapes (`"a\"`, `'a''`),
- * which PyYAML reads on to a later line. */
-function syntaxProblem(doc: Document, text: string): SyntaxProblem | undefined {
-  const err = doc.errors.find((e) => !pyyamlReads(e, text));
-  if (err) return { offset: err.pos[0], message: err.message };
-  let unclosed: SyntaxProblem | undefined;
-  visit(doc, {
-    Scalar(_key, node) {
-      if ((node.type !== Scalar.QUOTE_DOUBLE && node.type !== Scalar.QUOTE_SINGLE) || !node.range) return undefined;
-      if (closedQuote(text, node.range[0], node.range[1])) return undefined;
-      const quote = text[node.range[0]];
-      unclosed = { offset: node.range[1], message: `Missing closing ${quote}quote` };
-      return visit.BREAK;
-    },
-  });
-  return unclosed;
-}
-
-/** Whether the quoted scalar written in text[start, end) ends with a closing quote that is not escaped: an
- * even number of backslashes before a double quote; an odd number of quotes ending a single-quoted one. */
-function closedQuote(text: string, start: number, end: number): boolean {
-  const quote = text.charCodeAt(start);
-  if (end - start < 2 || text.charCodeAt(end - 1) !== quote) return false;
-  let run = 0;
-  if (quote === 0x22) {
-    for (let i = end - 2; i > start && text.charCodeAt(i) === 0x5c; i--) run++;
-    return run % 2 === 0;
-  }
-  for (let i = end - 1; i > start && text.charCodeAt(i) === quote; i--) run++;
-  return run % 2 === 1;
 }
 
 function firstProblem(docs: readonly Document[], text: string): SyntaxProblem | undefined {
