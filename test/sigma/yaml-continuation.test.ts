@@ -19,12 +19,17 @@ test('a quoted value continued at or left of its key column is read as PyYAML re
   // Blank lines inside are line feeds; tabs and spaces that start a continuation line mean nothing.
   assert.deepEqual(one("a: 'x\n\n  \ny'\n"), { a: 'x\n\ny' });
   assert.deepEqual(one("a: 'x\n\ty'\n"), { a: 'x y' });
+  // A line of white space holding a tab is an empty line too, wherever it starts.
+  assert.deepEqual(one("a: 'x\n\t\n  y'\n"), { a: 'x\ny' });
+  assert.deepEqual(one("a: 'x\n \t \n  y'\n"), { a: 'x\ny' });
   // Quotes, brackets and comment signs inside a quoted value are text.
   assert.deepEqual(one("a: 'it''s [#\nnot ]a list'\nb: \"q \\\" ]\n  #x\"\n"), { a: "it's [# not ]a list", b: 'q " ] #x' });
 });
 
 test('a flow list or mapping continued at or left of its key column is read as PyYAML reads it', () => {
   assert.deepEqual(one('a: [x,\ny]\nb: 1\n'), { a: ['x', 'y'], b: 1 });
+  // An anchor or a tag before a quoted item: the quote still starts the item (its `]` is text).
+  assert.deepEqual(one('a: [&x "]",\nb, !!str "}",\nc]\n'), { a: [']', 'b', '}', 'c'] });
   // After a quoted key, `:` is a value indicator even without a space; `}` inside the quoted value is text.
   assert.deepEqual(one('k: {"a":\'b}\nc\'}\n'), { k: { a: 'b} c' } });
   assert.deepEqual(one('a:\n  b: {k: v,\n m: n}\n  c: 2\n'), { a: { b: { k: 'v', m: 'n' }, c: 2 } });
@@ -34,6 +39,11 @@ test('a flow list or mapping continued at or left of its key column is read as P
 test('block scalars, comments and plain values around such values are left as they are', () => {
   const text = "a: |\n  'x\n  [y\nb: 'one\ntwo' # c\n# 'no\nc: plain 'z\nd:\n- [1,\n2]\n";
   assert.deepEqual(one(text), { a: "'x\n[y\n", b: 'one two', c: "plain 'z", d: [[1, 2]] });
+});
+
+test('such values are found in every document of a stream, after a document that is a plain value too', () => {
+  const r = loadYaml("a\n---\nc: 'x\ny'\n---\nd: [1,\n2]\n");
+  assert.deepEqual(r, { ok: true, documents: ['a', { c: 'x y' }, { d: [1, 2] }] });
 });
 
 test('a whole Sigma rule written that way loads as PyYAML reads it', () => {
@@ -87,6 +97,12 @@ test('a key over two lines is refused in a flow mapping as in a block mapping, u
 test('empty lines after an escaped line break are line feeds, as PyYAML and YAML 1.2 read them', () => {
   assert.deepEqual(one('k: "a\\\n\n  x"\n'), { k: 'a\nx' });
   assert.deepEqual(one('k: "\\\n   \n \n  x\\\n  y \\\\\n\n  z"\n'), { k: '\n\nxy \\\nz' });
+});
+
+test('a long broken line of keys is read in linear time', () => {
+  // Every key of the line was read to its end again: 225 KB took seconds.
+  const r = loadYaml(`a: ${'b: '.repeat(75_000)}`);
+  assert.ok(!r.ok && r.kind === 'yaml', JSON.stringify(r).slice(0, 200));
 });
 
 test('re-indenting is linear: thousands of continued values in a large text', () => {

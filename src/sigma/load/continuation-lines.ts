@@ -85,6 +85,9 @@ function flowEnd(text: string, at: number): number {
       tokenStart = false;
     } else if (ch === ',' || ch === '?') {
       tokenStart = true;
+    } else if (tokenStart && (ch === '&' || ch === '!')) {
+      // An anchor or a tag: the node it belongs to starts after it.
+      while (i + 1 < text.length && !/[\s,[\]{}]/.test(text[i + 1])) i++;
     } else if (ch === ':' && (tokenStart || /^[\s,[\]{}]?$/.test(text.charAt(i + 1)))) {
       tokenStart = true;
     } else {
@@ -106,6 +109,13 @@ function endOfLine(text: string, i: number): number {
   return eol < 0 ? text.length : eol;
 }
 
+/** Spaces at the start of the line beginning at `start`. */
+function leadingSpaces(text: string, start: number): number {
+  let i = start;
+  while (text.charCodeAt(i) === SPACE) i++;
+  return i - start;
+}
+
 /** Spaces at the start of the line beginning at `start`, or -1 when the line is blank (spaces and tabs). */
 function indentation(text: string, start: number): number {
   let i = start;
@@ -115,16 +125,29 @@ function indentation(text: string, start: number): number {
   return Number.isNaN(c) || c === NEWLINE ? -1 : i - start;
 }
 
-/** Start of the first line after `i`'s line that is not blank and is indented no deeper than `parent`
- * (the text's length when there is none): the lines a plain or block scalar may continue on are skipped. */
+/** Start of the first line after `i`'s line that is not blank and is indented no deeper than `parent`, or
+ * starts with a document marker (the text's length when there is none): the lines a plain or block scalar
+ * may continue on are skipped. */
 function skipDeeperLines(text: string, i: number, parent: number): number {
   let start = endOfLine(text, i) + 1;
   while (start < text.length) {
     const indent = indentation(text, start);
-    if (indent >= 0 && indent <= parent) return start;
+    if ((indent >= 0 && indent <= parent) || documentMarkerAt(text, start)) return start;
     start = endOfLine(text, start) + 1;
   }
   return text.length;
+}
+
+/** Where the `:` ending the plain key that starts at `i` is (followed by white space or the end of the
+ * line, before any comment), or -1 when the plain scalar is no key. */
+function plainKeyEnd(text: string, i: number): number {
+  for (let j = i; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === NEWLINE) return -1;
+    if (c === 0x3a && blankAt(text, j + 1)) return j;
+    if (c === 0x23 && j > i && (text.charCodeAt(j - 1) === SPACE || text.charCodeAt(j - 1) === TAB)) return -1;
+  }
+  return -1;
 }
 
 /** A quoted scalar or a flow collection and the end PyYAML's scanner gives it. */
@@ -180,17 +203,14 @@ function multiLineConstructs(text: string): Construct[] {
         i++;
       } else {
         // A plain scalar: a key when `: ` follows it on this line before a comment, else a value that may
-        // continue on deeper lines.
-        const eol = endOfLine(text, i);
-        const rest = text.slice(i, eol);
-        const key = /:(?=[ \t]|$)/.exec(rest);
-        const comment = /[ \t]#/.exec(rest);
-        if (key === null || (comment !== null && comment.index < key.index)) {
+        // continue on deeper lines. (Read up to the indicator only: a line of many keys stays linear.)
+        const key = plainKeyEnd(text, i);
+        if (key < 0) {
           next = skipDeeperLines(text, i, parent);
           break;
         }
         parent = column;
-        i += key.index + 1;
+        i = key + 1;
       }
     }
     start = next;
@@ -199,7 +219,7 @@ function multiLineConstructs(text: string): Construct[] {
 }
 
 /** Re-indent, to the column of its opening character, every line of a multi-line quoted scalar or flow
- * collection (in block context) that is indented less; blank lines stay as they are. Null when no line
+ * collection (in block context) that is indented less; lines of spaces only stay as they are. Null when no line
  * needs it. */
 export function reindentContinuations(text: string): Reindented | null {
   const pieces: string[] = [];
@@ -213,8 +233,9 @@ export function reindentContinuations(text: string): Reindented | null {
     const column = at - (text.lastIndexOf('\n', at - 1) + 1);
     const before = gained;
     for (let nl = text.indexOf('\n', at); nl >= 0 && nl < end; nl = text.indexOf('\n', nl + 1)) {
-      const indent = indentation(text, nl + 1);
-      if (indent < 0 || indent >= column) continue;
+      const indent = leadingSpaces(text, nl + 1);
+      // Lines of spaces only are empty lines to both readers; a tab needs the line indented.
+      if (indent >= column || (indentation(text, nl + 1) < 0 && text.charCodeAt(nl + 1 + indent) !== TAB)) continue;
       for (let i = text.indexOf('\n', counted); i >= 0 && i <= nl; i = text.indexOf('\n', i + 1)) line++;
       counted = nl + 1;
       pieces.push(text.slice(copied, nl + 1), ' '.repeat(column - indent));
