@@ -197,6 +197,8 @@ function constructEnds(docs: readonly Document[]): Map<number, number> {
 
 interface Parsed {
   docs: Document.Parsed[];
+  /** Each document's first syntax error PyYAML would raise too (pyyaml-rules.ts). */
+  problems: Array<SyntaxProblem | undefined>;
   lines: LineCounter;
 }
 
@@ -205,16 +207,9 @@ function parseText(text: string): Parsed {
   // Keys are checked for uniqueness in convert (as the text they become, in linear time). Errors are not
   // made pretty: that quotes context for each of them (quadratic on a long line of broken flow items);
   // the first one's place comes from the line counter.
-  const docs = parseAllDocuments(text, { schema: 'failsafe', uniqueKeys: false, prettyErrors: false, lineCounter: lines });
-  return { docs: Array.isArray(docs) ? docs : [], lines };
-}
-
-function firstProblem(docs: readonly Document[], text: string): SyntaxProblem | undefined {
-  for (const doc of docs) {
-    const problem = syntaxProblem(doc, text);
-    if (problem) return problem;
-  }
-  return undefined;
+  const parsed = parseAllDocuments(text, { schema: 'failsafe', uniqueKeys: false, prettyErrors: false, lineCounter: lines });
+  const docs = Array.isArray(parsed) ? parsed : [];
+  return { docs, problems: docs.map((doc) => syntaxProblem(doc, text)), lines };
 }
 
 /** The text parsed as PyYAML reads it: when the parser finds an error, the continuation lines of quoted
@@ -224,7 +219,7 @@ function firstProblem(docs: readonly Document[], text: string): SyntaxProblem | 
 function parseAsPyyaml(source: string): Parsed & { text: string; added: ReadonlyMap<number, number> } {
   const parsed = parseText(source);
   const unchanged = { ...parsed, text: source, added: new Map<number, number>() };
-  if (firstProblem(parsed.docs, source) === undefined) return unchanged;
+  if (parsed.problems.every((p) => p === undefined)) return unchanged;
   const fix = reindentContinuations(source);
   if (fix === null) return unchanged;
   const again = parseText(fix.text);
@@ -237,7 +232,7 @@ function parseAsPyyaml(source: string): Parsed & { text: string; added: Readonly
 function parseStream(source: string): YamlLoadResult {
   if (moreDocumentsThan(source, MAX_DOCUMENTS)) return { ok: false, kind: 'size', message: `the text holds more than ${MAX_DOCUMENTS} YAML documents` };
   try {
-    const { docs, lines, text, added } = parseAsPyyaml(source);
+    const { docs, problems, lines, text, added } = parseAsPyyaml(source);
     // Places in the source: a re-indented line's columns are shifted back.
     const where = (offset: number | undefined): string => {
       if (offset === undefined) return '';
@@ -249,12 +244,12 @@ function parseStream(source: string): YamlLoadResult {
     const separators = lineSeparatorProblem(docs, text, where);
     if (separators) return { ok: false, kind: 'yaml', message: separators };
     const out: YamlValue[] = [];
-    for (const doc of docs) {
+    for (const [d, doc] of docs.entries()) {
       const [start, , end] = doc.range;
       if (end - start > MAX_DOCUMENT_BYTES && Buffer.byteLength(text.slice(start, end), 'utf8') - spacesAdded(added, lines, start, end) > MAX_DOCUMENT_BYTES) {
         return { ok: false, kind: 'size', message: `document is larger than ${MAX_DOCUMENT_BYTES} bytes (1 MiB)` };
       }
-      const err = syntaxProblem(doc, text);
+      const err = problems[d];
       if (err) {
         const place = where(err.offset);
         // The parser reports its own stack overflow (deeply nested flow collections) as a syntax error.
