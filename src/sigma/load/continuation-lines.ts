@@ -27,8 +27,7 @@ const TAB = 9;
 function documentMarkerAt(text: string, at: number): boolean {
   const three = text.slice(at, at + 3);
   if (three !== '---' && three !== '...') return false;
-  const next = text.charCodeAt(at + 3);
-  return Number.isNaN(next) || next === SPACE || next === TAB || next === NEWLINE;
+  return blankAt(text, at + 3);
 }
 
 /** End (exclusive) of the quoted scalar whose opening quote is at `at`, or -1 when PyYAML would not read
@@ -116,13 +115,17 @@ function leadingSpaces(text: string, start: number): number {
   return i - start;
 }
 
+/** Index of the first character at or after `i` that is neither a space nor a tab. */
+function skipSpaces(text: string, i: number): number {
+  let j = i;
+  while (text.charCodeAt(j) === SPACE || text.charCodeAt(j) === TAB) j++;
+  return j;
+}
+
 /** Spaces at the start of the line beginning at `start`, or -1 when the line is blank (spaces and tabs). */
 function indentation(text: string, start: number): number {
-  let i = start;
-  while (text.charCodeAt(i) === SPACE) i++;
-  const c = text.charCodeAt(i);
-  if (c === TAB) return /^[ \t]*$/.test(text.slice(i, endOfLine(text, i))) ? -1 : i - start;
-  return Number.isNaN(c) || c === NEWLINE ? -1 : i - start;
+  const c = text.charCodeAt(skipSpaces(text, start));
+  return Number.isNaN(c) || c === NEWLINE ? -1 : leadingSpaces(text, start);
 }
 
 /** Start of the first line after `i`'s line that is not blank and is indented no deeper than `parent`, or
@@ -175,7 +178,7 @@ function multiLineConstructs(text: string): Construct[] {
     }
     if (indent === 0 && documentMarkerAt(text, i)) i += 3;
     for (;;) {
-      while (text.charCodeAt(i) === SPACE || text.charCodeAt(i) === TAB) i++;
+      i = skipSpaces(text, i);
       const ch = text[i];
       if (i >= text.length || ch === '\n' || ch === '#') break;
       const column = i - start;
@@ -197,7 +200,7 @@ function multiLineConstructs(text: string): Construct[] {
           start = text.lastIndexOf('\n', end - 1) + 1;
         }
         i = end;
-        while (text.charCodeAt(i) === SPACE || text.charCodeAt(i) === TAB) i++;
+        i = skipSpaces(text, i);
         if (text[i] !== ':' || !blankAt(text, i + 1)) break;
         parent = column;
         i++;
@@ -234,8 +237,9 @@ export function reindentContinuations(text: string): Reindented | null {
     const before = gained;
     for (let nl = text.indexOf('\n', at); nl >= 0 && nl < end; nl = text.indexOf('\n', nl + 1)) {
       const indent = leadingSpaces(text, nl + 1);
+      const first = text.charCodeAt(nl + 1 + indent);
       // Lines of spaces only are empty lines to both readers; a tab needs the line indented.
-      if (indent >= column || (indentation(text, nl + 1) < 0 && text.charCodeAt(nl + 1 + indent) !== TAB)) continue;
+      if (indent >= column || first === NEWLINE || Number.isNaN(first)) continue;
       for (let i = text.indexOf('\n', counted); i >= 0 && i <= nl; i = text.indexOf('\n', i + 1)) line++;
       counted = nl + 1;
       pieces.push(text.slice(copied, nl + 1), ' '.repeat(column - indent));

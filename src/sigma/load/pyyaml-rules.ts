@@ -10,6 +10,11 @@ import type { Document, Node as YamlNode, YAMLError } from 'yaml';
 /** " (line L, column C)" of a source offset, or '' when unknown. */
 export type Where = (offset: number | undefined) => string;
 
+/** Whether a node is a quoted (single or double) scalar. */
+export function isQuotedScalar(node: unknown): node is Scalar {
+  return isScalar(node) && (node.type === Scalar.QUOTE_DOUBLE || node.type === Scalar.QUOTE_SINGLE);
+}
+
 /** Whether the parser's error `e` is about something PyYAML reads without complaint: a comment right after
  * a quote, a bracket or a comma (`'x'#note`, `[a]#note`, `[#note`, `[a,#note`), which PyYAML takes as a
  * comment as the parser does, only the parser also objects to the missing space. */
@@ -62,7 +67,7 @@ export function lineSeparatorProblem(docs: readonly Document[], source: string, 
   for (const doc of docs) {
     visit(doc, {
       Scalar(_key, node) {
-        if ((node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') && node.range) quoted.push([node.range[0], node.range[1]]);
+        if (isQuotedScalar(node) && node.range) quoted.push([node.range[0], node.range[1]]);
       },
     });
   }
@@ -142,7 +147,7 @@ export function syntaxProblem(doc: Document, text: string): SyntaxProblem | unde
   let problem: SyntaxProblem | undefined;
   visit(doc, {
     Scalar(_key, node) {
-      if ((node.type !== Scalar.QUOTE_DOUBLE && node.type !== Scalar.QUOTE_SINGLE) || !node.range) return undefined;
+      if (!isQuotedScalar(node) || !node.range) return undefined;
       if (closedQuote(text, node.range[0], node.range[1])) return undefined;
       const quote = text[node.range[0]];
       problem = { offset: node.range[1], message: `Missing closing ${quote}quote` };

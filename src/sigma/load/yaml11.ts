@@ -19,7 +19,7 @@ import { LineCounter, parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar
 import type { Document, Node as YamlNode } from 'yaml';
 import { fastYaml } from './fast-yaml.js';
 import { reindentContinuations } from './continuation-lines.js';
-import { anchorProblem, doubleQuotedAsPyyaml, lineSeparatorProblem, mayHaveEscapedBreakBeforeEmptyLine, syntaxProblem } from './pyyaml-rules.js';
+import { anchorProblem, doubleQuotedAsPyyaml, isQuotedScalar, lineSeparatorProblem, mayHaveEscapedBreakBeforeEmptyLine, syntaxProblem } from './pyyaml-rules.js';
 import type { SyntaxProblem } from './pyyaml-rules.js';
 import { resolvePlainScalar, taggedScalar, YamlValueError } from './yaml11-scalars.js';
 
@@ -188,8 +188,7 @@ function constructEnds(docs: readonly Document[]): Map<number, number> {
     visit(doc, (_key, node) => {
       const range = (node as YamlNode | null)?.range;
       if (!range) return;
-      const quoted = isScalar(node) && (node.type === Scalar.QUOTE_SINGLE || node.type === Scalar.QUOTE_DOUBLE);
-      if (quoted || ((isMap(node) || isSeq(node)) && node.flow)) ends.set(range[0], range[1]);
+      if (isQuotedScalar(node) || ((isMap(node) || isSeq(node)) && node.flow)) ends.set(range[0], range[1]);
     });
   }
   return ends;
