@@ -1,10 +1,10 @@
 // Splits an import upload into rule documents: a multi-document YAML text (split on document
-// boundaries, each document kept as written) or a zip of rule files (*.yml / *.yaml, any folder).
+// boundaries, each document kept as written; what cannot be split fails as one document) or a zip of rule
+// files (*.yml / *.yaml, any folder).
 // Limits: 10,000 documents; a zip may expand to at most 64 MiB and no entry may exceed 1 MiB.
 import { unzipSync } from 'fflate';
-import { parseAllDocuments } from 'yaml';
 import { badRequest } from '../http/errors.js';
-import { moreDocumentsThan } from '../sigma/index.js';
+import { moreDocumentsThan, splitDocuments } from '../sigma/index.js';
 
 export const MAX_IMPORT_DOCUMENTS = 10_000;
 const MAX_UNZIPPED_BYTES = 64 * 1024 * 1024;
@@ -22,16 +22,11 @@ export function documentsFromYaml(text: string): ImportDocument[] {
   // Counted before parsing, so an upload of many tiny documents is refused at once; keys are checked for
   // uniqueness later, per rule, in linear time (the parser's own check compares every pair).
   if (moreDocumentsThan(text, MAX_IMPORT_DOCUMENTS)) throw badRequest(`Too many documents: at most ${MAX_IMPORT_DOCUMENTS} rules per import`);
-  const docs = parseAllDocuments(text, { uniqueKeys: false });
-  const list = Array.isArray(docs) ? docs : [docs];
-  if (list.length > MAX_IMPORT_DOCUMENTS) throw badRequest(`Too many documents: at most ${MAX_IMPORT_DOCUMENTS} rules per import`);
-  const out: ImportDocument[] = [];
-  for (const doc of list) {
-    const [start, , end] = doc.range;
-    const yaml = text.slice(start, end).replace(/^---[^\n]*\n?/, '').replace(/\n\.\.\.\s*$/, '\n');
-    if (yaml.trim() === '' && doc.contents === null) continue;
-    out.push({ yaml });
-  }
+  const { texts, rest } = splitDocuments(text);
+  const out: ImportDocument[] = texts.map((yaml) => ({ yaml }));
+  // What could not be split (a document over 1 MiB, a flood of syntax errors) fails as one document.
+  if (rest !== undefined) out.push({ yaml: '', error: rest });
+  if (out.length > MAX_IMPORT_DOCUMENTS) throw badRequest(`Too many documents: at most ${MAX_IMPORT_DOCUMENTS} rules per import`);
   return out;
 }
 

@@ -4,6 +4,7 @@
 // (what was learnt of its keys may be reused); a changed event is matched as a new object.
 export { parseRule, parseRules } from './load/parse-rule.js';
 export { moreDocumentsThan, MAX_STREAM_BYTES } from './load/yaml11.js';
+export { splitDocuments } from './load/split-documents.js';
 export { compileRule } from './compile-rule.js';
 export type { CompileResult, CompileOptions } from './compile-rule.js';
 export { filterApplies } from './filters.js';

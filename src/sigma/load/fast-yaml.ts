@@ -8,10 +8,11 @@
 // scalar resolution, keys made own properties). It returns null on anything outside the subset: tabs,
 // carriage returns, a BOM, directives and document markers, anchors, aliases, tags, flow collections,
 // double-quoted keys and single-quoted keys holding a quote, multi-line quoted scalars, uncommon escapes,
-// block scalar indentation indicators or keep chomping, duplicate keys, inconsistent indentation, and
-// anything after a value that YAML would refuse. Never throws.
+// block scalar indentation indicators or keep chomping, duplicate keys, inconsistent indentation, more than
+// MAX_NESTING nested collections, and anything after a value that YAML would refuse. Never throws.
 import { resolvePlainScalar, YamlValueError } from './yaml11-scalars.js';
 import type { YamlValue } from './yaml11.js';
+import { MAX_NESTING } from './bounded-parse.js';
 
 class NotPlain extends Error {}
 
@@ -159,6 +160,8 @@ class Reader {
   private readonly ind: number[];
   private readonly txt: string[];
   private i = 0;
+  /** Block collections open: deeper texts are left to the general parser, which bounds nesting. */
+  private depth = 0;
 
   constructor(lines: string[]) {
     this.ind = [];
@@ -210,6 +213,13 @@ class Reader {
   }
 
   private map(n: number): Record<string, YamlValue> {
+    if (++this.depth > MAX_NESTING) fail();
+    const out = this.mapItems(n);
+    this.depth--;
+    return out;
+  }
+
+  private mapItems(n: number): Record<string, YamlValue> {
     const out: Record<string, YamlValue> = {};
     for (;;) {
       const k = this.next();
@@ -227,6 +237,13 @@ class Reader {
   }
 
   private seq(n: number): YamlValue[] {
+    if (++this.depth > MAX_NESTING) fail();
+    const out = this.seqItems(n);
+    this.depth--;
+    return out;
+  }
+
+  private seqItems(n: number): YamlValue[] {
     const out: YamlValue[] = [];
     for (;;) {
       const k = this.next();

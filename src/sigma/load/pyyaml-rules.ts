@@ -18,7 +18,7 @@ export function isQuotedScalar(node: unknown): node is Scalar {
 /** Whether the parser's error `e` is about something PyYAML reads without complaint: a comment right after
  * a quote, a bracket or a comma (`'x'#note`, `[a]#note`, `[#note`, `[a,#note`), which PyYAML takes as a
  * comment as the parser does, only the parser also objects to the missing space. */
-export function pyyamlReads(e: YAMLError, source: string): boolean {
+export function pyyamlReads(e: Pick<YAMLError, 'code' | 'message'> & { pos: readonly number[] }, source: string): boolean {
   const at = e.pos[0];
   return e.code === 'MISSING_CHAR' && source.charCodeAt(at) === 0x23 && /['"[\]{},]/.test(source.charAt(at - 1)) && e.message.startsWith('Comments must be separated');
 }

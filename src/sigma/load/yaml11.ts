@@ -15,10 +15,12 @@
 // (controls, lone surrogates) are refused. Never throws; work is linear in the input. Texts in the plain
 // Sigma subset take a fast single-pass reader (fast-yaml.ts) that yields exactly the same value; anything
 // else goes through the general parser (`loadYamlFull`).
-import { LineCounter, parseAllDocuments, isAlias, isMap, isScalar, isSeq, Scalar, visit } from 'yaml';
+import { LineCounter, isAlias, isMap, isScalar, isSeq, Scalar, visit } from 'yaml';
 import type { Document, Node as YamlNode } from 'yaml';
 import { fastYaml } from './fast-yaml.js';
 import { reindentContinuations } from './continuation-lines.js';
+import { parseBounded } from './bounded-parse.js';
+import type { BoundedParse } from './bounded-parse.js';
 import { anchorProblem, doubleQuotedAsPyyaml, isQuotedScalar, lineSeparatorProblem, mayHaveEscapedBreakBeforeEmptyLine, syntaxProblem } from './pyyaml-rules.js';
 import type { SyntaxProblem } from './pyyaml-rules.js';
 import { resolvePlainScalar, taggedScalar, YamlValueError } from './yaml11-scalars.js';
@@ -136,6 +138,7 @@ export function moreDocumentsThan(source: string, limit: number): boolean {
 }
 
 const NESTED_TOO_DEEPLY = 'the document is nested too deeply';
+const DOCUMENT_TOO_LARGE: YamlLoadResult = { ok: false, kind: 'size', message: `document is larger than ${MAX_DOCUMENT_BYTES} bytes (1 MiB)` };
 
 function firstLine(message: string): string {
   return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
@@ -198,17 +201,19 @@ interface Parsed {
   docs: Document.Parsed[];
   /** Each document's first syntax error PyYAML would raise too (pyyaml-rules.ts). */
   problems: Array<SyntaxProblem | undefined>;
+  /** Why the parser stopped before the end (bounded-parse.ts); `docs` then holds the documents before. */
+  cutOff?: BoundedParse['cutOff'];
   lines: LineCounter;
 }
 
-function parseText(text: string): Parsed {
+/** `maxChars`: a document longer than this is refused while it is read (it is over MAX_DOCUMENT_BYTES). */
+function parseText(text: string, maxChars: number): Parsed {
   const lines = new LineCounter();
   // Keys are checked for uniqueness in convert (as the text they become, in linear time). Errors are not
   // made pretty: that quotes context for each of them (quadratic on a long line of broken flow items);
   // the first one's place comes from the line counter.
-  const parsed = parseAllDocuments(text, { schema: 'failsafe', uniqueKeys: false, prettyErrors: false, lineCounter: lines });
-  const docs = Array.isArray(parsed) ? parsed : [];
-  return { docs, problems: docs.map((doc) => syntaxProblem(doc, text)), lines };
+  const { docs, cutOff } = parseBounded(text, lines, { maxDocumentChars: maxChars });
+  return { docs, problems: docs.map((doc) => syntaxProblem(doc, text)), cutOff, lines };
 }
 
 /** The text parsed as PyYAML reads it: when the parser finds an error, the continuation lines of quoted
@@ -216,14 +221,16 @@ function parseText(text: string): Parsed {
  * if the parser then reads each re-indented construct exactly to the end PyYAML's scanner gives it. `added`
  * holds the spaces each line gained. */
 function parseAsPyyaml(source: string): Parsed & { text: string; added: ReadonlyMap<number, number> } {
-  const parsed = parseText(source);
+  const parsed = parseText(source, MAX_DOCUMENT_BYTES);
   const unchanged = { ...parsed, text: source, added: new Map<number, number>() };
-  if (parsed.problems.every((p) => p === undefined)) return unchanged;
+  if (parsed.cutOff?.size || (!parsed.cutOff && parsed.problems.every((p) => p === undefined))) return unchanged;
   const fix = reindentContinuations(source);
   if (fix === null) return unchanged;
-  const again = parseText(fix.text);
+  let spaces = 0;
+  for (const n of fix.added.values()) spaces += n;
+  const again = parseText(fix.text, MAX_DOCUMENT_BYTES + spaces);
   const ends = constructEnds(again.docs);
-  return fix.constructs.every(({ at, end }) => ends.get(at) === end) ? { ...again, text: fix.text, added: fix.added } : unchanged;
+  return !again.cutOff && fix.constructs.every(({ at, end }) => ends.get(at) === end) ? { ...again, text: fix.text, added: fix.added } : unchanged;
 }
 
 /** The general parser on a text whose size and characters were checked and whose line breaks are
@@ -231,7 +238,7 @@ function parseAsPyyaml(source: string): Parsed & { text: string; added: Readonly
 function parseStream(source: string): YamlLoadResult {
   if (moreDocumentsThan(source, MAX_DOCUMENTS)) return { ok: false, kind: 'size', message: `the text holds more than ${MAX_DOCUMENTS} YAML documents` };
   try {
-    const { docs, problems, lines, text, added } = parseAsPyyaml(source);
+    const { docs, problems, cutOff, lines, text, added } = parseAsPyyaml(source);
     // Places in the source: a re-indented line's columns are shifted back.
     const where = (offset: number | undefined): string => {
       if (offset === undefined) return '';
@@ -246,7 +253,7 @@ function parseStream(source: string): YamlLoadResult {
     for (const [d, doc] of docs.entries()) {
       const [start, , end] = doc.range;
       if (end - start > MAX_DOCUMENT_BYTES && Buffer.byteLength(text.slice(start, end), 'utf8') - spacesAdded(added, lines, start, end) > MAX_DOCUMENT_BYTES) {
-        return { ok: false, kind: 'size', message: `document is larger than ${MAX_DOCUMENT_BYTES} bytes (1 MiB)` };
+        return DOCUMENT_TOO_LARGE;
       }
       const err = problems[d];
       if (err) {
@@ -259,6 +266,8 @@ function parseStream(source: string): YamlLoadResult {
       if (anchors) return { ok: false, kind: 'yaml', message: anchors };
       out.push(convert(doc.contents, doc, new Conversion(where, text), false));
     }
+    if (cutOff?.size) return DOCUMENT_TOO_LARGE;
+    if (cutOff) return { ok: false, kind: 'yaml', message: `YAML syntax error${where(cutOff.offset)}: ${firstLine(cutOff.message)}` };
     return { ok: true, documents: out };
   } catch (e) {
     if (e instanceof RangeError) return { ok: false, kind: 'yaml', message: `YAML syntax error: ${NESTED_TOO_DEEPLY}` };
