@@ -12,7 +12,8 @@
 // (continuation-lines.ts); a quoted scalar whose last quote is escaped is not closed there. Aliases are
 // expanded under a strict budget (alias bombs are refused);
 // inputs over 1 MiB, streams of more than MAX_DOCUMENTS documents and characters PyYAML's reader refuses
-// (controls, lone surrogates) are refused. Never throws; work is linear in the input. Texts in the plain
+// (controls, lone surrogates) are refused, and the general parser stops at nesting, error floods and
+// documents past 1 MiB (bounded-parse.ts). Never throws; work is linear in the input. Texts in the plain
 // Sigma subset take a fast single-pass reader (fast-yaml.ts) that yields exactly the same value; anything
 // else goes through the general parser (`loadYamlFull`).
 import { LineCounter, isAlias, isMap, isScalar, isSeq, Scalar, visit } from 'yaml';
