@@ -6,7 +6,7 @@
 // documents left out; `rest` is set when splitting stopped, with a message placing the problem in `text`.
 import { LineCounter } from 'yaml';
 import { parseBounded } from './bounded-parse.js';
-import { MAX_DOCUMENT_BYTES } from './yaml11.js';
+import { DOCUMENT_TOO_LARGE_MESSAGE, MAX_DOCUMENT_BYTES } from './yaml11.js';
 
 export interface DocumentSplit {
   texts: string[];
@@ -26,7 +26,7 @@ export function splitDocuments(text: string): DocumentSplit {
     },
   });
   if (!cutOff) return { texts };
-  if (cutOff.size) return { texts, rest: `document is larger than ${MAX_DOCUMENT_BYTES} bytes (1 MiB)` };
+  if (cutOff.size) return { texts, rest: DOCUMENT_TOO_LARGE_MESSAGE };
   const { line, col } = lines.linePos(cutOff.offset);
   return { texts, rest: `YAML syntax error (line ${line}, column ${col}): ${cutOff.message}` };
 }

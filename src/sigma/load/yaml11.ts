@@ -139,7 +139,8 @@ export function moreDocumentsThan(source: string, limit: number): boolean {
 }
 
 const NESTED_TOO_DEEPLY = 'the document is nested too deeply';
-const DOCUMENT_TOO_LARGE: YamlLoadResult = { ok: false, kind: 'size', message: `document is larger than ${MAX_DOCUMENT_BYTES} bytes (1 MiB)` };
+export const DOCUMENT_TOO_LARGE_MESSAGE = `document is larger than ${MAX_DOCUMENT_BYTES} bytes (1 MiB)`;
+const DOCUMENT_TOO_LARGE: YamlLoadResult = { ok: false, kind: 'size', message: DOCUMENT_TOO_LARGE_MESSAGE };
 
 function firstLine(message: string): string {
   return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
