@@ -228,9 +228,8 @@ function parseAsPyyaml(source: string): Parsed & { text: string; added: Readonly
   if (parsed.cutOff?.size || (!parsed.cutOff && parsed.problems.every((p) => p === undefined))) return unchanged;
   const fix = reindentContinuations(source);
   if (fix === null) return unchanged;
-  let spaces = 0;
-  for (const n of fix.added.values()) spaces += n;
-  const again = parseText(fix.text, MAX_DOCUMENT_BYTES + spaces);
+  // Re-indenting only inserts spaces: a document may grow by as many characters as were added.
+  const again = parseText(fix.text, MAX_DOCUMENT_BYTES + fix.text.length - source.length);
   const ends = constructEnds(again.docs);
   return !again.cutOff && fix.constructs.every(({ at, end }) => ends.get(at) === end) ? { ...again, text: fix.text, added: fix.added } : unchanged;
 }
