@@ -245,6 +245,38 @@ test('value caches: repeated values, numbers beside their text, long values and 
   }
 });
 
+test('a number finds the exact values that are its text, and only those', () => {
+  // Exact values found by the number itself: texts numbers have (`4`, `1e-05`, `inf`, `nan`, `0` for -0),
+  // texts no number has (`1.0`, `04`, `+4`, `-0`) beside them, added and removed.
+  const sources = ['4', '1.0', '04', "'+4'", "'1e-05'", "'inf'", "'-inf'", "'nan'", "'0'", "'-0'", '1e21', "'1e+21'"].map(
+    (v) => `sel:\n  N: ${v}\ncondition: sel`,
+  );
+  const rules = keyedRules(sources);
+  const values: unknown[] = [4, 1, 4.0, 1e-5, Infinity, -Infinity, NaN, 0, -0, 1e21, 40, '4', '1.0', '04', 'inf', 'nan', '-0'];
+  const index = new RuleIndex<string>();
+  const live = new Map<string, CompiledRule>();
+  const rnd = prng(11);
+  for (let t = 0; t < 400; t++) {
+    if (t % 20 === 0) {
+      const [k, m] = rules[Math.floor(rnd() * rules.length)];
+      if (live.has(k)) {
+        index.remove(k);
+        live.delete(k);
+      } else {
+        index.add(k, m);
+        live.set(k, m);
+      }
+    }
+    for (const v of values) {
+      const event = { N: v };
+      assert.deepEqual(index.match(event).sort(), naive([...live], event).sort(), `N = ${String(v)}`);
+    }
+  }
+  for (const [k, m] of rules) index.add(k, m);
+  assert.deepEqual(index.match({ N: 4 }).sort(), naive(rules, { N: 4 }).sort());
+  assert.ok(naive(rules, { N: 4 }).length >= 1, 'the number 4 matches the rule on 4');
+});
+
 test('routes: keys in changing orders, nested objects and arrays, more distinct keys than are remembered', () => {
   const sources = [
     "sel:\n  a.b|contains: 'xy'\ncondition: sel",

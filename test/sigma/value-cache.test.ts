@@ -62,3 +62,17 @@ test('long texts are not cached', () => {
   assert.equal(cache.wants('x'.repeat(257), 1), false);
   assert.equal(cache.wants('x'.repeat(256), 1), true);
 });
+
+test('the value met last is answered without its table, and forgotten with the version it belongs to', () => {
+  const cache = new ValueCache(new EntryBudget(100));
+  assert.ok(cache.wants('C:\\Windows\\explorer.exe', 1));
+  assert.equal(cache.get('C:\\Windows\\explorer.exe'), undefined);
+  cache.set('C:\\Windows\\explorer.exe', outcome(7));
+  for (let i = 0; i < 3; i++) {
+    cache.wants('C:\\Windows\\explorer.exe', 1);
+    assert.equal(cache.get('C:\\Windows\\explorer.exe')?.[0], 7);
+  }
+  // A new version of the postings: the outcome of the old one is never given.
+  cache.wants('C:\\Windows\\explorer.exe', 2);
+  assert.equal(cache.get('C:\\Windows\\explorer.exe'), undefined);
+});

@@ -2,6 +2,7 @@
 // start or at the end (a q-gram scanner with an Aho-Corasick fallback for non-ASCII patterns) and
 // presence. A posting is an integer `slot * 4 + clause` naming one clause of one rule. Promises: `add`/`remove` are O(postings touched) and never rebuild
 // anything; a field's scanner is rebuilt at most once per change, when it is next needed.
+import { asString } from '../compile/value-tests.js';
 import { GramScanner } from './gram-scanner.js';
 import { ANYWHERE } from './witness.js';
 import type { Placement } from './witness.js';
@@ -21,6 +22,12 @@ function removePosting(map: Map<string, Postings>, key: string, posting: number)
   if (!list || !dropPosting(list, posting)) return false;
   if (list.length === 0) map.delete(key);
   return true;
+}
+
+/** The number whose text (asString) a text reads as, Python's spellings of the infinities and NaN
+ * included; for every number n, numberOfText(asString(n)) is n (or 0 for -0, whose text is `0`). */
+function numberOfText(text: string): number {
+  return text === 'inf' ? Infinity : text === '-inf' ? -Infinity : text === 'nan' ? NaN : Number(text);
 }
 
 /** Whether `p` (folded) can occur in foldCase(String(n)) for some number n: digits, `.`, `e`, signs,
@@ -106,8 +113,11 @@ export class FieldPostings {
   /** Number of exact values of each length (index 256: 256 or longer), and an upper bound of the longest. */
   private readonly lengths = new Int32Array(257);
   private longest = -1;
-  /** Number of exact values that may be the text of a number (canOccurInNumber). */
-  numericExact = 0;
+  /** The exact values that are the text of some number, by that number (Map keys are compared with
+   * SameValueZero: NaN finds NaN, -0 finds 0, whose texts are the same), so that a number's exact lookup
+   * needs no text unless it has one of them. A text that does not read back as itself (`1.0`, `01`, `+5`,
+   * `inf ` with a space) is the text of no number: numberOfText(asString(n)) is n for every number n. */
+  private readonly numbers = new Map<number, string>();
 
   addExact(value: string, posting: number): void {
     const list = this.exact.get(value);
@@ -115,9 +125,18 @@ export class FieldPostings {
     else {
       this.exact.set(value, [posting]);
       this.lengths[Math.min(value.length, 256)]++;
-      if (canOccurInNumber(value)) this.numericExact++;
+      if (canOccurInNumber(value)) {
+        const n = numberOfText(value);
+        if (asString(n) === value) this.numbers.set(n, value);
+      }
       if (value.length > this.longest) this.longest = value.length;
     }
+  }
+
+  /** The postings of the exact value that is the text of number `n`, if there is one. */
+  exactOfNumber(n: number): Postings | undefined {
+    const text = this.numbers.get(n);
+    return text === undefined ? undefined : this.exact.get(text);
   }
 
   /** False when no exact value can equal foldCase(s) (folding keeps a string's length), so the caller can
@@ -133,7 +152,7 @@ export class FieldPostings {
   removeExact(value: string, posting: number): void {
     if (removePosting(this.exact, value, posting) && !this.exact.has(value)) {
       this.lengths[Math.min(value.length, 256)]--;
-      if (canOccurInNumber(value)) this.numericExact--;
+      if (canOccurInNumber(value) && this.numbers.get(numberOfText(value)) === value) this.numbers.delete(numberOfText(value));
     }
   }
 

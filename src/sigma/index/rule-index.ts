@@ -312,7 +312,10 @@ export class RuleIndex<K = string> {
   /** The exact lookup and the substring scan of a primitive value `v` of a field with postings `fp`
    * (undefined: keyword patterns only). */
   private lookUp(fp: FieldPostings | undefined, v: CachedValue): void {
-    if (typeof v === 'number' && !this.numberMayFind(fp)) return;
+    if (typeof v === 'number') {
+      this.lookUpNumber(fp, v);
+      return;
+    }
     const s = typeof v === 'string' ? v : asString(v);
     if (s === undefined) return;
     if (fp === undefined) {
@@ -327,14 +330,15 @@ export class RuleIndex<K = string> {
     else if (this.anySubs.size) this.scan(this.anySubs, s, v);
   }
 
-  /** Whether some exact value or substring pattern of the field could be found in the text of a number
-   * (when not, a number's text is not even built). */
-  private numberMayFind(fp: FieldPostings | undefined): boolean {
-    if (fp !== undefined && fp.numericExact !== 0) return true;
+  /** lookUp for a number: its exact value found by the number itself, and its text built only when some
+   * substring pattern of the field could occur in the text of a number. */
+  private lookUpNumber(fp: FieldPostings | undefined, v: number): void {
+    if (fp !== undefined) {
+      const list = fp.exactOfNumber(v);
+      if (list !== undefined) this.emit(list);
+    }
     const set = fp !== undefined && fp.subs.size ? fp.subs : this.anySubs;
-    if (set.size === 0) return false;
-    this.scannerOf(set);
-    return set.numeric;
+    if (set.size !== 0 && this.scannerOf(set) !== null && set.numeric) this.scan(set, asString(v) as string, v);
   }
 
   /** The set's scanner, rebuilt if out of date (a field's set includes the keyword patterns). */

@@ -21,8 +21,8 @@ const PROBES = 8;
 
 export type CachedValue = string | number | boolean | bigint;
 
-/** Home slot of a value. Strings are hashed on their length and at most 24 characters (the last 12 and
- * 12 spread over the rest):
+/** Home slot of a value. Strings are hashed on their length and at most 12 characters (the last 8 and
+ * 4 spread over the rest):
  * the values of an event are new strings whose full hash V8 would compute on every Map lookup, while
  * values of one field that differ only between the sampled characters merely share a neighbourhood
  * (lookups compare with ===, so the hash decides speed only, never the result). */
@@ -31,12 +31,13 @@ function home(v: string | number | boolean): number {
   if (typeof v === 'string') {
     const n = v.length;
     h = Math.imul(n, 0x9e3779b1);
-    if (n <= 24) for (let i = 0; i < n; i++) h = Math.imul(h ^ v.charCodeAt(i), 0x01000193);
+    if (n <= 12) for (let i = 0; i < n; i++) h = Math.imul(h ^ v.charCodeAt(i), 0x01000193);
     else {
-      // Values of one field mostly differ towards their end (file names, numbers, suffixes).
-      const head = n - 12;
-      for (let i = 0; i < 12; i++) h = Math.imul(h ^ v.charCodeAt(((i * head) / 12) | 0), 0x01000193);
-      for (let i = head; i < n; i++) h = Math.imul(h ^ v.charCodeAt(i), 0x01000193);
+      // Values of one field mostly differ towards their end (file names, numbers, suffixes): the last 8
+      // characters, and 4 spread over the rest.
+      const step = (n - 8) >> 2;
+      for (let i = 0; i < 4; i++) h = Math.imul(h ^ v.charCodeAt(i * step), 0x01000193);
+      for (let i = n - 8; i < n; i++) h = Math.imul(h ^ v.charCodeAt(i), 0x01000193);
     }
   } else if (typeof v === 'number') h = Math.imul((v | 0) ^ ((v / 4294967296) | 0), 0x85ebca6b) ^ 0x5bd1e995;
   else h = v ? 0x27d4eb2f : 0x165667b1;
@@ -55,6 +56,10 @@ export class ValueCache {
   private calls = 0;
   private lookups = 0;
   private hits = 0;
+  /** The value looked up or stored last and its outcome: values of one field often repeat from one event
+   * to the next (a channel, a level, an image), and one comparison answers them without hashing. */
+  private lastKey: CachedValue | undefined = undefined;
+  private lastOutcome: Int32Array | undefined = undefined;
 
   constructor(private readonly budget: EntryBudget) {}
 
@@ -71,6 +76,11 @@ export class ValueCache {
 
   get(value: CachedValue): Int32Array | undefined {
     this.lookups++;
+    if (value === this.lastKey) {
+      this.hits++;
+      this.adapt();
+      return this.lastOutcome;
+    }
     const keys = this.keys;
     let known: Int32Array | undefined;
     if (keys.length !== 0) {
@@ -81,6 +91,8 @@ export class ValueCache {
         if (k === value) {
           known = this.outcomes[s];
           this.hits++;
+          this.lastKey = value;
+          this.lastOutcome = known;
           break;
         }
         if (k === undefined) break;
@@ -94,6 +106,8 @@ export class ValueCache {
     if (this.entries >= CACHE_ENTRIES) this.clear();
     if (!this.budget.take(this.owner)) return;
     if (this.entries * 2 >= this.keys.length && this.keys.length < SLOTS) this.grow();
+    this.lastKey = value;
+    this.lastOutcome = found;
     if (this.place(value as string | number | boolean, found)) this.entries++;
     else this.budget.giveBack(1, this.owner);
   }
@@ -136,6 +150,8 @@ export class ValueCache {
   }
 
   private clear(): void {
+    this.lastKey = undefined;
+    this.lastOutcome = undefined;
     if (this.entries === 0) return;
     this.keys.fill(undefined);
     this.outcomes.fill(undefined);
