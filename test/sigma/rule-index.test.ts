@@ -202,6 +202,17 @@ test('q-gram scanner: few patterns, placed anywhere, at the start or at the end 
   }
 });
 
+/** Add the rule to the index (and to `live`) when it is not there, remove it when it is. */
+function toggleRule(index: RuleIndex<string>, live: Map<string, CompiledRule>, [k, m]: [string, CompiledRule]): void {
+  if (live.has(k)) {
+    index.remove(k);
+    live.delete(k);
+  } else {
+    index.add(k, m);
+    live.set(k, m);
+  }
+}
+
 test('value caches: repeated values, numbers beside their text, long values and changing postings stay exact', () => {
   const rnd = prng(5);
   const alphabet = 'abAB\\.é1';
@@ -230,16 +241,7 @@ test('value caches: repeated values, numbers beside their text, long values and 
   const pick = (): unknown => values[Math.floor(rnd() * values.length)];
   for (let t = 0; t < 6000; t++) {
     // Postings change now and then, between events with values the caches have seen.
-    if (t % 250 === 0) {
-      const [k, m] = rules[Math.floor(rnd() * rules.length)];
-      if (live.has(k)) {
-        index.remove(k);
-        live.delete(k);
-      } else {
-        index.add(k, m);
-        live.set(k, m);
-      }
-    }
+    if (t % 250 === 0) toggleRule(index, live, rules[Math.floor(rnd() * rules.length)]);
     const event = { F: pick(), G: pick(), H: pick() };
     assert.deepEqual(index.match(event).sort(), naive([...live], event).sort(), JSON.stringify(event));
   }
@@ -257,16 +259,7 @@ test('a number finds the exact values that are its text, and only those', () => 
   const live = new Map<string, CompiledRule>();
   const rnd = prng(11);
   for (let t = 0; t < 400; t++) {
-    if (t % 20 === 0) {
-      const [k, m] = rules[Math.floor(rnd() * rules.length)];
-      if (live.has(k)) {
-        index.remove(k);
-        live.delete(k);
-      } else {
-        index.add(k, m);
-        live.set(k, m);
-      }
-    }
+    if (t % 20 === 0) toggleRule(index, live, rules[Math.floor(rnd() * rules.length)]);
     for (const v of values) {
       const event = { N: v };
       assert.deepEqual(index.match(event).sort(), naive([...live], event).sort(), `N = ${String(v)}`);
