@@ -30,6 +30,14 @@ function numberOfText(text: string): number {
   return text === 'inf' ? Infinity : text === '-inf' ? -Infinity : text === 'nan' ? NaN : Number(text);
 }
 
+/** The number whose text is `text`, or undefined when no number has that text (`1.0`, `04`, `+4`). The
+ * only number that can is numberOfText(text), and it does when its text reads back as `text`. */
+function numberSpelled(text: string): number | undefined {
+  if (!canOccurInNumber(text)) return undefined;
+  const n = numberOfText(text);
+  return asString(n) === text ? n : undefined;
+}
+
 /** Whether `p` (folded) can occur in foldCase(String(n)) for some number n: digits, `.`, `e`, signs,
  * or a piece of `-infinity` / `nan`. */
 export function canOccurInNumber(p: string): boolean {
@@ -125,10 +133,8 @@ export class FieldPostings {
     else {
       this.exact.set(value, [posting]);
       this.lengths[Math.min(value.length, 256)]++;
-      if (canOccurInNumber(value)) {
-        const n = numberOfText(value);
-        if (asString(n) === value) this.numbers.set(n, value);
-      }
+      const n = numberSpelled(value);
+      if (n !== undefined) this.numbers.set(n, value);
       if (value.length > this.longest) this.longest = value.length;
     }
   }
@@ -152,7 +158,8 @@ export class FieldPostings {
   removeExact(value: string, posting: number): void {
     if (removePosting(this.exact, value, posting) && !this.exact.has(value)) {
       this.lengths[Math.min(value.length, 256)]--;
-      if (canOccurInNumber(value) && this.numbers.get(numberOfText(value)) === value) this.numbers.delete(numberOfText(value));
+      const n = numberSpelled(value);
+      if (n !== undefined) this.numbers.delete(n);
     }
   }
 
