@@ -121,10 +121,9 @@ export class FieldPostings {
   /** Number of exact values of each length (index 256: 256 or longer), and an upper bound of the longest. */
   private readonly lengths = new Int32Array(257);
   private longest = -1;
-  /** The exact values that are the text of some number, by that number (Map keys are compared with
-   * SameValueZero: NaN finds NaN, -0 finds 0, whose texts are the same), so that a number's exact lookup
-   * needs no text unless it has one of them. A text that does not read back as itself (`1.0`, `01`, `+5`,
-   * `inf ` with a space) is the text of no number: numberOfText(asString(n)) is n for every number n. */
+  /** The exact values that are the text of some number (numberSpelled), by that number (Map keys are
+   * compared with SameValueZero: NaN finds NaN, -0 finds 0, whose texts are the same), so that a number's
+   * exact lookup needs no text. */
   private readonly numbers = new Map<number, string>();
 
   addExact(value: string, posting: number): void {
