@@ -10,6 +10,7 @@ import { purgeLoginThrottle } from './auth/login-throttle.js';
 import { EmbeddedBackend } from './backends/embedded/embedded-backend.js';
 import { DatabaseEventHistory } from './backends/embedded/event-history.js';
 import { purgeExpiredEvents } from './ingest/retention.js';
+import { NO_ENRICHMENT } from './threat-intel/enricher.js';
 import { getOrCreateSetting } from './settings/store.js';
 import { bootstrapAdmin, type BootstrapResult } from './users/bootstrap.js';
 
@@ -30,7 +31,7 @@ export async function createService(config: Config, options: BuildOptions & { db
   try {
     const secret = config.jwtSecret ?? (await getOrCreateSetting(db, 'jwt_secret', TokenService.generateSecret));
     backend = await EmbeddedBackend.open(db, { available: !config.searchBackendOffline });
-    const context: AppContext = { config, db, tokens: new TokenService(secret), backend, history: new DatabaseEventHistory(db) };
+    const context: AppContext = { config, db, tokens: new TokenService(secret), backend, history: new DatabaseEventHistory(db), enricher: NO_ENRICHMENT };
     const bootstrap = await bootstrapAdmin(db, config.adminUsername, config.adminPassword);
     const app = await buildApp(context, options);
     const housekeeping = setInterval(() => {

@@ -1,7 +1,7 @@
 // The search-backend seam: deploy/undeploy a stored query in an index named svc-percolator-{pattern},
 // percolate a batch of events, and report health. Services never know which backend they talk to.
 import type { Queryable } from '../db/database.js';
-import type { CompiledRule, PipelineSpec } from '../sigma/index.js';
+import type { CompiledRule, Explanation, PipelineSpec } from '../sigma/index.js';
 
 export const percolatorIndexName = (patternName: string) => `svc-percolator-${patternName}`;
 
@@ -41,8 +41,16 @@ export interface SearchBackend {
   undeploy(tx: Queryable, index: string, id: string): Promise<void>;
   /** Makes committed changes live in this process now (other instances follow within a second). */
   sync(): Promise<void>;
-  /** Ids of the stored queries of `index` matching each event (same order as `events`). */
+  /**
+   * Ids of the stored queries of `index` matching each event (same order as `events`). A stored
+   * query's id is its rule's id.
+   */
   percolate(index: string, events: object[]): Promise<string[][]>;
+  /**
+   * For an event a stored query matched: each selection that held, with the field values that made it
+   * hold (as the rule test endpoints report them); empty when the stored query is no longer live.
+   */
+  explain(index: string, id: string, event: object): Explanation['matchedConditions'];
   /** Whether a stored query exists (for checks and tests). */
   hasStoredQuery(index: string, id: string): Promise<boolean>;
   close(): Promise<void>;

@@ -30,10 +30,25 @@ export async function migrate(db: Database, migrations: Migration[] = allMigrati
   return applied;
 }
 
-/** Splits a migration into statements (migrations contain no semicolons inside literals or bodies). */
+/**
+ * Splits a migration into statements at semicolons that end a line. Dollar-quoted bodies ($$ … $$,
+ * function definitions) are kept whole; migrations contain no semicolons inside string literals.
+ */
 function splitStatements(sql: string): string[] {
-  return sql
-    .split(/;\s*(?:\n|$)/)
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
+  const statements: string[] = [];
+  let current = '';
+  for (const [i, part] of sql.split('$$').entries()) {
+    if (i % 2 === 1) {
+      current += `$$${part}$$`;
+      continue;
+    }
+    const pieces = part.split(/;\s*(?:\n|$)/);
+    current += pieces[0];
+    for (const piece of pieces.slice(1)) {
+      statements.push(current);
+      current = piece;
+    }
+  }
+  statements.push(current);
+  return statements.map((s) => s.trim()).filter((s) => s.length > 0);
 }

@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { EventHistory, SearchBackend } from '../backends/backend.js';
+import type { Enricher } from '../threat-intel/enricher.js';
 
 export interface AppContext {
   config: Config;
@@ -15,6 +16,8 @@ export interface AppContext {
   backend: SearchBackend;
   /** Stored events per index pattern (history searches, retention). */
   history: EventHistory;
+  /** Threat-intel lookups for new alerts (in memory, following feed changes). */
+  enricher: Enricher;
 }
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;

@@ -7,7 +7,7 @@ import type { Database, Queryable } from '../../db/database.js';
 import { BackendUnavailableError, type SearchBackend, type StoredQuery } from '../backend.js';
 import { RuleSet } from './rule-set.js';
 import { compileStoredQuery, type StoredQueryDocument } from './stored-query-compiler.js';
-import type { CompiledRule } from '../../sigma/index.js';
+import type { CompiledRule, Explanation } from '../../sigma/index.js';
 
 const precompiledKey = (index: string, id: string) => `${index}\u0000${id}`;
 
@@ -174,6 +174,13 @@ export class EmbeddedBackend implements SearchBackend {
     const set = this.sets.get(index);
     if (!set || set.size === 0) return events.map(() => []);
     return events.map((event) => set.match(event));
+  }
+
+  explain(index: string, id: string, event: object): Explanation['matchedConditions'] {
+    const rule = this.sets.get(index)?.get(id);
+    if (!rule) return [];
+    const explanation = rule.explain(event);
+    return explanation.matched ? explanation.matchedConditions : [];
   }
 
   async hasStoredQuery(index: string, id: string): Promise<boolean> {

@@ -4,13 +4,21 @@ import { RuleIndex, type CompiledRule } from '../../sigma/index.js';
 
 export class RuleSet {
   private readonly index = new RuleIndex<string>();
+  private readonly rules = new Map<string, CompiledRule>();
 
   put(id: string, rule: CompiledRule): void {
     this.index.add(id, rule);
+    this.rules.set(id, rule);
   }
 
   remove(id: string): void {
     this.index.remove(id);
+    this.rules.delete(id);
+  }
+
+  /** The live compiled rule of a stored query (to explain a match). */
+  get(id: string): CompiledRule | undefined {
+    return this.rules.get(id);
   }
 
   has(id: string): boolean {

@@ -2,6 +2,7 @@
 import { sql as foundation } from './001-foundation.js';
 import { sql as rules } from './002-rules.js';
 import { sql as exceptionUniqueness } from './003-exception-uniqueness.js';
+import { sql as alerts } from './004-alerts.js';
 
 export interface Migration {
   version: number;
@@ -13,4 +14,5 @@ export const migrations: Migration[] = [
   { version: 1, name: 'foundation', sql: foundation },
   { version: 2, name: 'rules', sql: rules },
   { version: 3, name: 'exception uniqueness', sql: exceptionUniqueness },
+  { version: 4, name: 'alerts', sql: alerts },
 ];

@@ -1,0 +1,57 @@
+// SQL for alerts written by detection: many at once, idempotently (one alert per rule, index pattern
+// and stored event: a re-delivered event never adds an alert nor touches an existing one's triage).
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db/database.js';
+import type { Enrichment } from '../threat-intel/enricher.js';
+import { severityRank } from './severity.js';
+
+export interface NewAlert {
+  ruleId: string;
+  ruleTitle: string;
+  ruleVersion: number;
+  severity: string;
+  level: string;
+  tags: string[];
+  indexPatternId: string;
+  indexPattern: string;
+  eventHash: string;
+  eventTime: Date;
+  /** The event exactly as stored (serialised once by the caller). */
+  eventJson: string;
+  matchedConditions: unknown[];
+  sourceIp?: string;
+  user?: string;
+  host?: string;
+  enrichment?: Enrichment;
+}
+
+const BATCH = 400;
+const COLUMNS = 19;
+
+/** Inserts the alerts not already raised; answers how many were new. */
+export async function insertAlerts(tx: Queryable, alerts: NewAlert[]): Promise<number> {
+  let created = 0;
+  for (let start = 0; start < alerts.length; start += BATCH) {
+    const params: unknown[] = [];
+    const values: string[] = [];
+    for (const a of alerts.slice(start, start + BATCH)) {
+      const n = params.length;
+      params.push(
+        randomUUID(), a.ruleId, a.ruleTitle, a.ruleVersion, a.severity, severityRank(a.severity), a.level, JSON.stringify(a.tags),
+        a.indexPatternId, a.indexPattern, a.eventHash, a.eventTime, a.eventJson, JSON.stringify(a.matchedConditions),
+        a.sourceIp ?? null, a.user ?? null, a.host ?? null, a.enrichment ? JSON.stringify(a.enrichment) : null, a.enrichment?.risk_score ?? null,
+      );
+      const p = Array.from({ length: COLUMNS }, (_, i) => `$${n + i + 1}`);
+      values.push(`(${p.join(', ')})`);
+    }
+    const rows = await tx.query(
+      `INSERT INTO alerts (id, rule_id, rule_title, rule_version, severity, severity_rank, level, tags, index_pattern_id, index_pattern,
+          event_hash, event_time, event, matched_conditions, source_ip, "user", host, enrichment, risk_score)
+       VALUES ${values.join(', ')}
+       ON CONFLICT (rule_id, index_pattern_id, event_hash) DO NOTHING RETURNING id`,
+      params,
+    );
+    created += rows.length;
+  }
+  return created;
+}

@@ -1,0 +1,153 @@
+// Detection on ingest: a batch of accepted events runs through the deployed rules of its index pattern
+// (the backend's percolator), then each matched rule's enabled exceptions; every (rule, event) left
+// becomes an alert draft with the rule's metadata, the selections that held, the event's entities and
+// its threat-intel enrichment. Pure reading: nothing is written here.
+import type { Queryable } from '../db/database.js';
+import { percolatorIndexName, type SearchBackend } from '../backends/backend.js';
+import { makeAccessor, type Accessor } from '../sigma/index.js';
+import type { NewAlert } from '../alerts/store.js';
+import { effectiveEntityFields } from '../index-patterns/entity-fields.js';
+import type { EntityFields, IndexPatternRow } from '../index-patterns/store.js';
+import { compileExceptions, type ExceptionSpec } from '../rules/exceptions/matcher.js';
+import type { AlertEntities, Enricher } from '../threat-intel/enricher.js';
+
+export interface AcceptedEvent {
+  time: Date;
+  hash: string;
+  json: string;
+  event: Record<string, unknown>;
+}
+
+interface MatchedRule {
+  id: string;
+  title: string;
+  version: number;
+  severity: string;
+  level: string;
+  tags: string[];
+  excepted: (event: object) => boolean;
+}
+
+/** Compiled exception sets by their specification, so a busy rule's exceptions compile once. */
+const exceptionCache = new Map<string, (event: object) => boolean>();
+const EXCEPTION_CACHE_LIMIT = 5000;
+
+function exceptionsOf(specs: ExceptionSpec[]): (event: object) => boolean {
+  if (specs.length === 0) return () => false;
+  const key = JSON.stringify(specs);
+  let predicate = exceptionCache.get(key);
+  if (!predicate) {
+    if (exceptionCache.size >= EXCEPTION_CACHE_LIMIT) exceptionCache.clear();
+    predicate = compileExceptions(specs);
+    exceptionCache.set(key, predicate);
+  }
+  return predicate;
+}
+
+/** The matched rules' metadata and enabled exceptions, read in two queries for the whole batch. */
+async function matchedRules(db: Queryable, ids: string[]): Promise<Map<string, MatchedRule>> {
+  const rules = await db.query<{ id: string; title: string; version: number; severity: string; level: string; tags: string[] }>(
+    'SELECT id, title, version, severity, level, tags FROM rules WHERE id = ANY($1::uuid[])',
+    [ids],
+  );
+  const exceptions = await db.query<ExceptionSpec & { rule_id: string; [key: string]: unknown }>(
+    'SELECT rule_id, field, operator, value FROM rule_exceptions WHERE rule_id = ANY($1::uuid[]) AND enabled ORDER BY created_at, id',
+    [ids],
+  );
+  const byRule = new Map<string, ExceptionSpec[]>();
+  for (const e of exceptions) {
+    const list = byRule.get(e.rule_id) ?? [];
+    list.push({ field: e.field, operator: e.operator, value: e.value });
+    byRule.set(e.rule_id, list);
+  }
+  return new Map(rules.map((r) => [r.id, { ...r, excepted: exceptionsOf(byRule.get(r.id) ?? []) }]));
+}
+
+type EntityAccessors = Record<keyof EntityFields, Accessor[]>;
+const accessorCache = new Map<string, EntityAccessors>();
+
+function entityAccessors(pattern: IndexPatternRow): EntityAccessors {
+  const fields = effectiveEntityFields(pattern.entity_fields);
+  const key = JSON.stringify(fields);
+  let accessors = accessorCache.get(key);
+  if (!accessors) {
+    if (accessorCache.size > 1000) accessorCache.clear();
+    accessors = {
+      source_ip: fields.source_ip.map(makeAccessor),
+      user: fields.user.map(makeAccessor),
+      host: fields.host.map(makeAccessor),
+    };
+    accessorCache.set(key, accessors);
+  }
+  return accessors;
+}
+
+/** The first scalar value found in the listed fields, as text (bounded). */
+function firstValue(accessors: Accessor[], event: object): string | undefined {
+  for (const accessor of accessors) {
+    let found: string | undefined;
+    accessor.each(event, (value) => {
+      if (value === null || value === undefined || typeof value === 'object' || value === '') return false;
+      found = String(value).slice(0, 1024);
+      return true;
+    });
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+export function entitiesOf(pattern: IndexPatternRow, event: object): AlertEntities {
+  const accessors = entityAccessors(pattern);
+  const entities: AlertEntities = {};
+  const sourceIp = firstValue(accessors.source_ip, event);
+  const user = firstValue(accessors.user, event);
+  const host = firstValue(accessors.host, event);
+  if (sourceIp !== undefined) entities.source_ip = sourceIp;
+  if (user !== undefined) entities.user = user;
+  if (host !== undefined) entities.host = host;
+  return entities;
+}
+
+/** The alerts a batch of accepted events raises (before idempotent insertion). */
+export async function detect(
+  db: Queryable,
+  backend: SearchBackend,
+  enricher: Enricher,
+  pattern: IndexPatternRow,
+  events: AcceptedEvent[],
+): Promise<NewAlert[]> {
+  if (events.length === 0) return [];
+  const index = percolatorIndexName(pattern.name);
+  const hits = await backend.percolate(index, events.map((e) => e.event));
+  const ids = [...new Set(hits.flat())];
+  if (ids.length === 0) return [];
+  const rules = await matchedRules(db, ids);
+  const alerts: NewAlert[] = [];
+  events.forEach((accepted, i) => {
+    let entities: AlertEntities | undefined;
+    for (const id of hits[i]) {
+      const rule = rules.get(id);
+      if (!rule || rule.excepted(accepted.event)) continue;
+      entities ??= entitiesOf(pattern, accepted.event);
+      alerts.push({
+        ruleId: rule.id,
+        ruleTitle: rule.title,
+        ruleVersion: rule.version,
+        severity: rule.severity,
+        level: rule.level,
+        tags: rule.tags,
+        indexPatternId: pattern.id,
+        indexPattern: pattern.name,
+        eventHash: accepted.hash,
+        eventTime: accepted.time,
+        eventJson: accepted.json,
+        matchedConditions: backend.explain(index, id, accepted.event),
+        sourceIp: entities.source_ip,
+        user: entities.user,
+        host: entities.host,
+        enrichment: enricher.enrich(accepted.event, entities),
+      });
+    }
+  });
+  return alerts;
+}
