@@ -1,5 +1,6 @@
 // Two service instances on one PostgreSQL database: a deploy, redeploy or undeploy on instance A is live
-// on instance B within a second (B's backend percolates with A's stored queries). PostgreSQL only.
+// on instance B within a second (B's backend percolates with A's stored queries, and events ingested
+// on B raise alerts for it). PostgreSQL only.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../src/config.js';
@@ -9,7 +10,7 @@ import { openPostgres } from '../../src/db/postgres.js';
 import { createService, type Service } from '../../src/server.js';
 import { createPostgresDatabase, postgresUnavailable } from '../helpers/databases.js';
 import { ADMIN_PASSWORD, loginAdmin, type Client } from '../helpers/service.js';
-import { backendOf, createPattern, createRule, equalsRule, type CreatedPattern } from './fixtures.js';
+import { backendOf, createPattern, createRule, equalsRule, ingest, type CreatedPattern } from './fixtures.js';
 
 /** Polls `check` every 50 ms until it holds or `ms` pass; answers how long it took (or null). */
 async function within(ms: number, check: () => Promise<boolean>): Promise<number | null> {
@@ -105,5 +106,15 @@ describe('multi-instance deploys [postgres]', async () => {
     assert.equal(readOnA.data.status, 'deployed');
     const took = await within(2000, async () => (await backendOf(a).percolate(pattern.percolator_index, [{ Image: 'from-b.exe' }]))[0].includes(rule.id));
     assert.notEqual(took, null);
+  });
+
+  test('events ingested on B after a deploy on A raise alerts within a second; after an undeploy on A, none', async () => {
+    const rule = await createRule(adminA, { yaml_content: equalsRule('Alert across instances', 'Image', 'across.exe'), index_pattern: 'shared', deploy: true });
+    let n = 0;
+    const took = await within(1000, async () => (await ingest(b, pattern, [{ Image: 'across.exe', n: n++ }])).data.alerts_created === 1);
+    assert.notEqual(took, null, 'no alert on B within a second of the deploy on A');
+    assert.equal((await adminA.post(`/api/rules/${rule.id}/undeploy`)).statusCode, 200);
+    const stopped = await within(1000, async () => (await ingest(b, pattern, [{ Image: 'across.exe', n: n++ }])).data.alerts_created === 0);
+    assert.notEqual(stopped, null, 'B still raises alerts a second after the undeploy on A');
   });
 });
