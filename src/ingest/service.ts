@@ -27,6 +27,9 @@ export interface IngestOutcome {
   acceptedIndexes: number[];
 }
 
+/** Largest event accepted, in characters of its JSON (a bigger one is rejected alone). */
+export const MAX_EVENT_CHARS = 1024 * 1024;
+
 export type IngestContext = Pick<AppContext, 'db' | 'backend' | 'history' | 'enricher'>;
 
 /** Checks one event; answers it ready to store, or the reason it is refused. */
@@ -37,6 +40,7 @@ function accept(pattern: IndexPatternRow, timestampField: ReturnType<typeof make
   const time = eventTime(timestampField, event, now);
   if (!time) return `the timestamp in '${pattern.timestamp_field}' is out of range (years 1 to 9999)`;
   const json = JSON.stringify(event);
+  if (json.length > MAX_EVENT_CHARS) return `the event is larger than ${MAX_EVENT_CHARS / 1024 / 1024} MiB of JSON`;
   return { time, hash: createHash('sha256').update(json).digest('hex'), json, event };
 }
 

@@ -114,6 +114,17 @@ describeEachDatabase('event ingestion and the field catalogue', (ctx) => {
     assert.equal(await storedEvents(), beforeCount + data.accepted);
   });
 
+  test('an event over 1 MiB of JSON is rejected alone, the rest of its batch stored', async () => {
+    const beforeCount = await storedEvents();
+    const response = await post(JSON.stringify([{ small: 1 }, { huge: 'x'.repeat(1024 * 1024 + 1) }, { small: 2 }]));
+    assert.equal(response.statusCode, 200, response.body.slice(0, 300));
+    const data = JSON.parse(response.body);
+    assert.equal(data.accepted, 2);
+    assert.deepEqual(data.errors.map((e: { index: number }) => e.index), [1]);
+    assert.match(data.errors[0].error, /larger than 1 MiB/);
+    assert.equal(await storedEvents(), beforeCount + 2);
+  });
+
   test('GET …/fields lists the dotted fields seen, with counts', async () => {
     const p = await createPattern(admin, { name: 'catalogue' });
     const response = await ingest(ctx.service, p, [
