@@ -1,0 +1,49 @@
+// Builds dist/ from src/ with the TypeScript compiler. With --if-stale it first compares a fingerprint of
+// the sources (path, size and modification time of every file under src/ and of the compiler settings)
+// with the one recorded by the last successful build, and skips the compiler when they are the same: a
+// second `npm start` serves without recompiling. The fingerprint lives in dist/, so deleting dist/
+// always forces a full build.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const stampPath = join(root, 'dist', '.build-fingerprint');
+const entry = join(root, 'dist', 'cli', 'main.js');
+const INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'package.json'];
+
+function walk(dir, out) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const st = statSync(path);
+    if (st.isDirectory()) walk(path, out);
+    else out.push(`${relative(root, path)}\0${st.size}\0${st.mtimeMs}`);
+  }
+  return out;
+}
+
+function fingerprint() {
+  const lines = walk(join(root, 'src'), []);
+  for (const name of INPUTS) {
+    const path = join(root, name);
+    if (existsSync(path)) {
+      const st = statSync(path);
+      lines.push(`${name}\0${st.size}\0${st.mtimeMs}`);
+    }
+  }
+  lines.sort();
+  return createHash('sha256').update(lines.join('\n')).digest('hex');
+}
+
+const ifStale = process.argv.includes('--if-stale');
+const before = fingerprint();
+if (ifStale && existsSync(entry) && existsSync(stampPath) && readFileSync(stampPath, 'utf8') === before) process.exit(0);
+
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+if (result.status !== 0) process.exit(result.status ?? 1);
+// Sources edited while the compiler ran leave the recorded fingerprint stale, so the next start builds again.
+writeFileSync(stampPath, before);
