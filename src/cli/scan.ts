@@ -10,7 +10,7 @@
 // that reads flat Windows events, events in evtx_dump's shape are flattened first.
 import { createReadStream, fstatSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { buildCatalog, EventTooDeepError, flattenWindowsEvent, getPreset, isEvtxDump, listPresets } from '../sigma/index.js';
+import { buildCatalog, eventShaperOf, EventTooDeepError, getPreset, listPresets } from '../sigma/index.js';
 import { ndjsonBatches, MAX_LINE_CHARS } from './ndjson-lines.js';
 import { readRuleSources } from './rule-files.js';
 import type { Unreadable } from './rule-files.js';
@@ -93,7 +93,7 @@ export async function scan(argv: string[]): Promise<number> {
   const loadStart = performance.now();
   const unreadable: Unreadable[] = [];
   const catalog = buildCatalog(readRuleSources(args.rules, unreadable), pipeline);
-  const flatten = pipeline.flattenEvtxDump === true;
+  const shape = eventShaperOf(pipeline);
   const rejected = [...unreadable, ...catalog.rejected];
   const loadMs = performance.now() - loadStart;
   for (const r of rejected) say(`rule rejected: ${r.path}: ${r.reason}`);
@@ -162,7 +162,7 @@ export async function scan(argv: string[]): Promise<number> {
           skip(lineNo === 0 && Array.isArray(event) ? 'a JSON array, not an object (NDJSON expected: one event per line)' : 'not a JSON object');
           continue;
         }
-        if (flatten && isEvtxDump(event)) event = flattenWindowsEvent(event);
+        if (shape) event = shape(event as Record<string, unknown>);
         let hits: number[];
         try {
           hits = index.match(event as object);

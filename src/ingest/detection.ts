@@ -5,6 +5,7 @@
 import type { Queryable } from '../db/database.js';
 import { percolatorIndexName, type SearchBackend } from '../backends/backend.js';
 import { makeAccessor, type Accessor } from '../sigma/index.js';
+import { shaperOfPattern } from '../index-patterns/event-shape.js';
 import type { NewAlert } from '../alerts/store.js';
 import { effectiveEntityFields } from '../index-patterns/entity-fields.js';
 import type { EntityFields, IndexPatternRow } from '../index-patterns/store.js';
@@ -118,7 +119,10 @@ export async function detect(
 ): Promise<NewAlert[]> {
   if (events.length === 0) return [];
   const index = percolatorIndexName(pattern.name);
-  const hits = await backend.percolate(index, events.map((e) => e.event));
+  // Rules see events as the pattern's preset shapes them; exceptions read the event as stored.
+  const shape = shaperOfPattern(pattern);
+  const seen = shape ? events.map((e) => shape(e.event)) : events.map((e) => e.event);
+  const hits = await backend.percolate(index, seen);
   const ids = [...new Set(hits.flat())];
   if (ids.length === 0) return [];
   const rules = await matchedRules(db, ids);
@@ -128,7 +132,7 @@ export async function detect(
     for (const id of hits[i]) {
       const rule = rules.get(id);
       if (!rule || rule.excepted(accepted.event)) continue;
-      entities ??= entitiesOf(pattern, accepted.event);
+      entities ??= entitiesOf(pattern, seen[i]);
       alerts.push({
         ruleId: rule.id,
         ruleTitle: rule.title,
@@ -141,11 +145,11 @@ export async function detect(
         eventHash: accepted.hash,
         eventTime: accepted.time,
         eventJson: accepted.json,
-        matchedConditions: backend.explain(index, id, accepted.event),
+        matchedConditions: backend.explain(index, id, seen[i]),
         sourceIp: entities.source_ip,
         user: entities.user,
         host: entities.host,
-        enrichment: enricher.enrich(accepted.event, entities),
+        enrichment: enricher.enrich(seen[i], entities),
       });
     }
   });

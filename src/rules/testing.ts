@@ -7,6 +7,7 @@ import type { App, AppContext } from '../http/context.js';
 import { HttpError, badRequest, notFound, unprocessable } from '../http/errors.js';
 import { errorResponses, Nullable, Uuid } from '../http/schemas.js';
 import { findPatternById, findPatternByName, type IndexPatternRow } from '../index-patterns/store.js';
+import { shaperOfPattern } from '../index-patterns/event-shape.js';
 import { compileFor, parseSigma } from './analysis.js';
 import { NO_INDEX_PATTERN } from './deployment.js';
 import { compileExceptions, type ExceptionSpec } from './exceptions/matcher.js';
@@ -36,8 +37,9 @@ function sampleOf(body: { sample_log?: unknown }): Record<string, unknown> {
   return sample as Record<string, unknown>;
 }
 
-function runSample(matcher: CompiledRule, sample: object, excepted: (event: object) => boolean) {
-  const explanation = matcher.explain(sample);
+function runSample(matcher: CompiledRule, pattern: IndexPatternRow | undefined, sample: Record<string, unknown>, excepted: (event: object) => boolean) {
+  const shape = shaperOfPattern(pattern);
+  const explanation = matcher.explain(shape ? shape(sample) : sample);
   return {
     matches: explanation.matched,
     matched_conditions: explanation.matched ? explanation.matchedConditions : [],
@@ -80,8 +82,8 @@ export function testingRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const sample = sampleOf(request.body);
-      const { rule, matcher, excepted } = await compileStored(ctx, request.params.id);
-      return { rule_id: rule.id, rule_title: rule.title, ...runSample(matcher, sample, excepted) };
+      const { rule, pattern, matcher, excepted } = await compileStored(ctx, request.params.id);
+      return { rule_id: rule.id, rule_title: rule.title, ...runSample(matcher, pattern, sample, excepted) };
     },
   );
 
@@ -112,7 +114,7 @@ export function testingRoutes(app: App, ctx: AppContext): void {
         if (!pattern) throw unprocessable('Rule validation failed', [{ field: 'index_pattern', message: `index pattern '${request.body.index_pattern}' does not exist` }]);
       }
       const matcher = compileFor(sigma, pattern, 'Rule validation failed');
-      return { rule_id: null, rule_title: sigma.title, ...runSample(matcher, sample, () => false) };
+      return { rule_id: null, rule_title: sigma.title, ...runSample(matcher, pattern, sample, () => false) };
     },
   );
 
@@ -158,10 +160,11 @@ export function testingRoutes(app: App, ctx: AppContext): void {
       let scanned = 0;
       let truncated = false;
       const samples: Record<string, unknown>[] = [];
+      const shape = shaperOfPattern(pattern);
       await ctx.history.scan(pattern.id, since, until, (batch) => {
         for (const stored of batch) {
           scanned++;
-          if (!matcher.match(stored.event)) continue;
+          if (!matcher.match(shape ? shape(stored.event) : stored.event)) continue;
           matches++;
           if (excepted(stored.event)) exceptedCount++;
           if (samples.length < limit) samples.push({ ...stored.event, timestamp: stored.eventTime.toISOString() });

@@ -9,6 +9,8 @@ export { compileRule } from './compile-rule.js';
 export type { CompileResult, CompileOptions } from './compile-rule.js';
 export { filterApplies } from './filters.js';
 export { getPreset, listPresets, buildPipeline } from './pipeline/presets.js';
+export { eventShaperOf } from './pipeline/event-shape.js';
+export type { EventShaper } from './pipeline/event-shape.js';
 export type { Pipeline, PipelineSpec, LogsourceCondition } from './pipeline/pipeline.js';
 export type { CompiledRule, Explanation } from './compile/matcher.js';
 export type { IRNode, Test } from './ir.js';

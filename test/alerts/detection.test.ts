@@ -3,7 +3,7 @@
 // same event never adds an alert nor resets an existing alert's triage.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeEachDatabase, type Client } from '../helpers/service.js';
+import { describeEachDatabase, loginAdmin, type Client } from '../helpers/service.js';
 import { countRows, createRule, ingest, setUpTeam, sigma, type CreatedPattern } from '../rules/fixtures.js';
 
 describeEachDatabase('detection on ingest', (ctx) => {
@@ -89,5 +89,27 @@ describeEachDatabase('detection on ingest', (ctx) => {
     assert.deepEqual(data.errors.map((e: { index: number }) => e.index), [1]);
     assert.match(data.errors[0].error, /surrogate/);
     assert.equal(await countRows(ctx.service, `events WHERE event->>'User' = 'gina'`, []), 1);
+  });
+
+  test("events in evtx_dump's shape are flattened by a sigma-native pattern, for ingest and for rule tests alike", async () => {
+    const admin = analyst;
+    const adminClient = await loginAdmin(ctx.service);
+    const evtxPattern = await adminClient.post('/api/index_patterns', { name: 'evtx', preset: 'sigma-native' });
+    assert.equal(evtxPattern.statusCode, 201, evtxPattern.body);
+    const rule = await createRule(admin, { yaml_content: sigma({ title: 'Whoami evtx' }), index_pattern: 'evtx', deploy: true });
+    const event = {
+      Event: {
+        System: { EventID: 1, Computer: 'dc-01', Channel: 'Microsoft-Windows-Sysmon/Operational' },
+        EventData: { Image: 'C:\\Windows\\System32\\whoami.exe', User: 'CORP\\mallory' },
+      },
+    };
+    const response = await ingest(ctx.service, evtxPattern.data, [event]);
+    assert.equal(response.data.alerts_created, 1, response.body);
+    const [alert] = await ctx.service.db.query<Record<string, unknown>>('SELECT * FROM alerts WHERE rule_id = $1', [rule.id]);
+    assert.deepEqual(alert.event, event, 'the alert keeps the event as it was sent');
+    assert.equal(alert.host, 'dc-01');
+    assert.deepEqual(alert.matched_conditions, [{ selection: { Image: 'C:\\Windows\\System32\\whoami.exe' } }]);
+    const tested = await admin.post(`/api/rules/${rule.id}/test`, { sample_log: event });
+    assert.equal(tested.data.matches, true, tested.body);
   });
 });
