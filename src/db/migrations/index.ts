@@ -3,6 +3,7 @@ import { sql as foundation } from './001-foundation.js';
 import { sql as rules } from './002-rules.js';
 import { sql as exceptionUniqueness } from './003-exception-uniqueness.js';
 import { sql as alerts } from './004-alerts.js';
+import { sql as threatIntel } from './005-threat-intel.js';
 
 export interface Migration {
   version: number;
@@ -15,4 +16,5 @@ export const migrations: Migration[] = [
   { version: 2, name: 'rules', sql: rules },
   { version: 3, name: 'exception uniqueness', sql: exceptionUniqueness },
   { version: 4, name: 'alerts', sql: alerts },
+  { version: 5, name: 'threat intel', sql: threatIntel },
 ];
