@@ -1,6 +1,7 @@
 // The embedded database: PostgreSQL compiled to WebAssembly (PGlite), kept in a data directory or in memory.
 // One process at a time may open a data directory; see data-dir-lock.ts.
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Database, Queryable, Row } from './database.js';
 
 export interface PgliteOptions {
@@ -14,6 +15,8 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database 
   const lite = await PGlite.create({
     dataDir: options.dataDir,
     loadDataDir: options.loadDataDir,
+    // Trigram indexes (alert search); a data directory that has used them needs the extension loaded.
+    extensions: { pg_trgm },
     // Counts and other int8 values as numbers, like the PostgreSQL adapter.
     parsers: { 20: (value: string) => Number(value) },
   });

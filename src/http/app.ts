@@ -15,6 +15,7 @@ import { BackendUnavailableError } from '../backends/backend.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/constraint-errors.js';
 import { registerAccessControl, type ApiKeyResolver } from '../auth/access.js';
 import { authRoutes } from '../auth/routes.js';
+import { alertRoutes } from '../alerts/routes.js';
 import { auditRoutes } from '../audit/routes.js';
 import { healthRoutes } from '../health/routes.js';
 import { userRoutes } from '../users/routes.js';
@@ -27,6 +28,7 @@ import { importRoutes } from '../rules/import-routes.js';
 import { ruleRoutes } from '../rules/routes.js';
 import { testingRoutes } from '../rules/testing.js';
 import { versionRoutes } from '../rules/version-routes.js';
+import { statsRoutes } from '../stats/routes.js';
 
 /** Largest request body accepted by default (rule YAML up to 1 MiB plus JSON overhead). */
 export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
@@ -108,6 +110,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   versionRoutes(app, ctx);
   exceptionRoutes(app, ctx);
   testingRoutes(app, ctx);
+  alertRoutes(app, ctx);
+  statsRoutes(app, ctx);
   await importRoutes(app, ctx);
   await ingestRoutes(app, ctx);
 

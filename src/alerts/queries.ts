@@ -1,0 +1,202 @@
+// SQL for reading and triaging alerts: the filtered, sorted list (every order matches an index of
+// migration 7, so a page is read from an index, not sorted), one alert, row locks for status changes,
+// and comments. Alerts themselves are written by detection (store.ts).
+import type { Queryable } from '../db/database.js';
+import { Conditions, paginate, type ListQuery, type Page } from '../http/lists.js';
+import type { Enrichment } from '../threat-intel/enricher.js';
+import { severityRank, type Severity } from './severity.js';
+import type { AlertStatus } from './view.js';
+
+export interface AlertRow {
+  id: string;
+  rule_id: string;
+  rule_title: string;
+  severity: Severity;
+  level: string;
+  status: AlertStatus;
+  tags: string[];
+  index_pattern: string;
+  event_time: Date;
+  created_at: Date;
+  updated_at: Date;
+  source_ip: string | null;
+  user: string | null;
+  host: string | null;
+  enrichment: Enrichment | null;
+  acknowledged_at: Date | null;
+  acknowledged_by: string | null;
+  [key: string]: unknown;
+}
+
+export interface AlertDetailRow extends AlertRow {
+  event: Record<string, unknown>;
+  matched_conditions: Record<string, unknown>[];
+  comments_count: number;
+}
+
+const ALERT_COLUMNS = `id, rule_id, rule_title, severity, level, status, tags, index_pattern, event_time, created_at, updated_at,
+  source_ip, "user", host, enrichment, acknowledged_at, acknowledged_by`;
+
+/**
+ * The text `search` looks in: rule title, entities and the stored event as JSON text. It must stay
+ * exactly the expression of the trigram index `alerts_search_idx` (migration 7), or the index is not used.
+ */
+const SEARCH_TEXT = `(rule_title || ' ' || coalesce(host, '') || ' ' || coalesce("user", '') || ' ' || coalesce(source_ip, '') || ' ' || event::text)`;
+
+export const ALERT_SORT_FIELDS = ['created_at', 'updated_at', 'severity', 'status', 'rule_title', 'host', 'user', 'source_ip', 'risk_score'] as const;
+export type AlertSortField = (typeof ALERT_SORT_FIELDS)[number];
+
+/** The column each sort field orders by first (then created_at and id); nullable ones put empty values last. */
+const SORT_KEYS: Record<AlertSortField, { column: string; nullable: boolean } | null> = {
+  created_at: null,
+  updated_at: null,
+  severity: { column: 'severity_rank', nullable: false },
+  status: { column: 'status', nullable: false },
+  rule_title: { column: 'rule_title', nullable: false },
+  host: { column: 'host', nullable: true },
+  user: { column: '"user"', nullable: true },
+  source_ip: { column: 'source_ip', nullable: true },
+  risk_score: { column: 'risk_score', nullable: true },
+};
+
+export interface AlertListQuery extends ListQuery {
+  status?: AlertStatus;
+  severity?: Severity;
+  rule_id?: string;
+  index_pattern?: string;
+  host?: string;
+  user?: string;
+  source_ip?: string;
+}
+
+/** The ORDER BY of a list: one direction throughout, so a B-tree index can be read forwards or backwards. */
+function orderBy(sortBy: string, direction: 'ASC' | 'DESC'): string {
+  if (sortBy === 'updated_at') return `updated_at ${direction}, id ${direction}`;
+  const key = SORT_KEYS[sortBy as AlertSortField] ?? null;
+  const tail = `created_at ${direction}, id ${direction}`;
+  if (!key) return tail;
+  return `${key.column} ${direction}${key.nullable ? ' NULLS LAST' : ''}, ${tail}`;
+}
+
+/** LIKE patterns for a case-insensitive substring search: the text as typed, and (when it differs) as it
+ * reads inside the event's JSON text, where backslashes and quotes are escaped. */
+function searchPatterns(search: string): string[] {
+  const escapeLike = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const inJson = JSON.stringify(search).slice(1, -1);
+  return inJson === search ? [escapeLike(search)] : [escapeLike(search), escapeLike(inJson)];
+}
+
+export function alertConditions(q: AlertListQuery): Conditions {
+  const where = new Conditions().addCommon(q, 'created_at', []);
+  if (q.status) where.add('status = ?', q.status);
+  if (q.severity) where.add('severity_rank = ?', severityRank(q.severity));
+  if (q.rule_id) where.add('rule_id = ?', q.rule_id);
+  if (q.index_pattern) where.add('index_pattern = ?', q.index_pattern);
+  if (q.host) where.add('host = ?', q.host);
+  if (q.user) where.add('"user" = ?', q.user);
+  if (q.source_ip) where.add('source_ip = ?', q.source_ip);
+  if (q.search) {
+    const patterns = searchPatterns(q.search);
+    where.add(`(${patterns.map(() => `${SEARCH_TEXT} ILIKE ?`).join(' OR ')})`, ...patterns);
+  }
+  return where;
+}
+
+export async function pageAlerts(db: Queryable, q: AlertListQuery): Promise<Page<AlertRow>> {
+  const where = alertConditions(q);
+  const direction = q.sort_order === 'asc' ? 'ASC' : 'DESC';
+  const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM alerts ${where.sql}`, where.params);
+  const offset = (q.page - 1) * q.page_size;
+  const items = await db.query<AlertRow>(
+    `SELECT ${ALERT_COLUMNS} FROM alerts ${where.sql}
+     ORDER BY ${orderBy(q.sort_by ?? 'created_at', direction)}
+     LIMIT ${q.page_size} OFFSET ${offset}`,
+    where.params,
+  );
+  return { items, total, page: q.page, page_size: q.page_size, pages: Math.ceil(total / q.page_size) };
+}
+
+export async function findAlert(db: Queryable, id: string): Promise<AlertDetailRow | undefined> {
+  const [row] = await db.query<AlertDetailRow>(
+    `SELECT ${ALERT_COLUMNS}, event, matched_conditions,
+       (SELECT count(*)::int FROM alert_comments c WHERE c.alert_id = a.id) AS comments_count
+     FROM alerts a WHERE id = $1`,
+    [id],
+  );
+  return row;
+}
+
+export async function alertExists(db: Queryable, id: string): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM alerts WHERE id = $1', [id])).length > 0;
+}
+
+/** The triage state of an alert. */
+export interface TriageRow {
+  id: string;
+  status: AlertStatus;
+  acknowledged_at: Date | null;
+  acknowledged_by: string | null;
+  [key: string]: unknown;
+}
+
+/** Locks the given alerts for a status change (in id order, so concurrent bulk changes never deadlock). */
+export async function lockAlerts(tx: Queryable, ids: string[]): Promise<TriageRow[]> {
+  if (ids.length === 0) return [];
+  return tx.query<TriageRow>(
+    'SELECT id, status, acknowledged_at, acknowledged_by FROM alerts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE',
+    [ids],
+  );
+}
+
+/**
+ * Moves alerts to `status`: acknowledging records who and when; moving back to new clears that;
+ * resolving or tuning out keeps it. Answers the new triage state of each alert.
+ */
+export async function setStatus(tx: Queryable, ids: string[], status: AlertStatus, actor: string): Promise<TriageRow[]> {
+  if (ids.length === 0) return [];
+  return tx.query<TriageRow>(
+    `UPDATE alerts SET status = $2,
+       acknowledged_at = CASE WHEN $2 = 'acknowledged' THEN now() WHEN $2 = 'new' THEN NULL ELSE acknowledged_at END,
+       acknowledged_by = CASE WHEN $2 = 'acknowledged' THEN $3 WHEN $2 = 'new' THEN NULL ELSE acknowledged_by END,
+       updated_at = now()
+     WHERE id = ANY($1::uuid[])
+     RETURNING id, status, acknowledged_at, acknowledged_by`,
+    [ids, status, actor],
+  );
+}
+
+/** Marks alerts as changed now (a comment was added). */
+export async function touchAlerts(tx: Queryable, ids: string[]): Promise<void> {
+  if (ids.length > 0) await tx.query('UPDATE alerts SET updated_at = now() WHERE id = ANY($1::uuid[])', [ids]);
+}
+
+export interface CommentRow {
+  id: string;
+  alert_id: string;
+  user: string;
+  text: string;
+  created_at: Date;
+  [key: string]: unknown;
+}
+
+export async function insertComments(tx: Queryable, comments: { id: string; alertId: string; user: string; text: string }[]): Promise<CommentRow[]> {
+  if (comments.length === 0) return [];
+  return tx.query<CommentRow>(
+    `INSERT INTO alert_comments (id, alert_id, "user", text)
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[])
+     RETURNING id, alert_id, "user", text, created_at`,
+    [comments.map((c) => c.id), comments.map((c) => c.alertId), comments.map((c) => c.user), comments.map((c) => c.text)],
+  );
+}
+
+export function pageComments(db: Queryable, alertId: string, q: ListQuery): Promise<Page<CommentRow>> {
+  return paginate(db, {
+    select: 'id, alert_id, "user", text, created_at',
+    from: 'alert_comments',
+    where: new Conditions().add('alert_id = ?', alertId),
+    query: q,
+    sortColumns: { created_at: 'created_at' },
+    tieBreaker: 'id',
+    map: (row: CommentRow) => row,
+  });
+}

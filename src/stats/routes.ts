@@ -1,0 +1,77 @@
+// GET /api/stats: the dashboard figures. "Open" alerts are those still needing work (new or
+// acknowledged); last_24h and the events' last_24h are rolling windows ending now; the timeline has
+// one entry per UTC hour for the 24 hours ending with the current (partial) hour, zero-filled.
+import { Type } from '@fastify/type-provider-typebox';
+import type { App, AppContext } from '../http/context.js';
+import { errorResponses, Timestamp, Uuid } from '../http/schemas.js';
+import { SEVERITIES } from '../alerts/severity.js';
+import { ALERT_STATUSES } from '../alerts/view.js';
+import { alertCounts, alertsSince24h, eventCounts, hourlyAlerts, ruleCounts, topRules } from './store.js';
+
+/** How many rules `top_rules` names. */
+export const TOP_RULES = 10;
+const OPEN_STATUSES: readonly string[] = ['new', 'acknowledged'];
+
+const countsOf = (keys: readonly string[]) => Type.Object(Object.fromEntries(keys.map((k) => [k, Type.Integer()])));
+
+export const StatsSchema = Type.Object(
+  {
+    alerts: Type.Object({
+      total: Type.Integer(),
+      open: Type.Integer({ description: 'Alerts new or acknowledged' }),
+      last_24h: Type.Integer(),
+      by_status: countsOf(ALERT_STATUSES),
+      by_severity: countsOf(SEVERITIES),
+    }),
+    rules: Type.Object({ total: Type.Integer(), deployed: Type.Integer(), undeployed: Type.Integer() }),
+    top_rules: Type.Array(Type.Object({ rule_id: Uuid, rule_title: Type.String(), count: Type.Integer() }), { description: `The ${TOP_RULES} rules with the most alerts` }),
+    timeline: Type.Array(Type.Object({ time: Timestamp, count: Type.Integer() }), { description: 'Alerts created per UTC hour, 24 entries, oldest first' }),
+    ingest: Type.Object({ events_total: Type.Integer(), events_last_24h: Type.Integer() }),
+  },
+  { description: 'Dashboard figures' },
+);
+
+/** The figures, shared by the session endpoint and the external (API key) one. */
+export async function readStats(ctx: AppContext) {
+  const db = ctx.db;
+  const [counts, last24h, timeline, top, rules, events] = await Promise.all([
+    alertCounts(db),
+    alertsSince24h(db),
+    hourlyAlerts(db),
+    topRules(db, TOP_RULES),
+    ruleCounts(db),
+    eventCounts(db),
+  ]);
+  const byStatus: Record<string, number> = Object.fromEntries(ALERT_STATUSES.map((s) => [s, 0]));
+  const bySeverity: Record<string, number> = Object.fromEntries(SEVERITIES.map((s) => [s, 0]));
+  let total = 0;
+  for (const c of counts) {
+    total += c.count;
+    byStatus[c.status] = (byStatus[c.status] ?? 0) + c.count;
+    bySeverity[c.severity] = (bySeverity[c.severity] ?? 0) + c.count;
+  }
+  return {
+    alerts: {
+      total,
+      open: OPEN_STATUSES.reduce((sum, s) => sum + (byStatus[s] ?? 0), 0),
+      last_24h: last24h,
+      by_status: byStatus,
+      by_severity: bySeverity,
+    },
+    rules: { total: rules.total, deployed: rules.deployed, undeployed: rules.total - rules.deployed },
+    top_rules: top,
+    timeline: timeline.map((t) => ({ time: t.time.toISOString(), count: t.count })),
+    ingest: { events_total: events.total, events_last_24h: events.last_24h },
+  };
+}
+
+export function statsRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    '/api/stats',
+    {
+      config: { access: { auth: 'session' } },
+      schema: { tags: ['stats'], summary: 'Dashboard figures: alerts, rules, top rules, the last day hour by hour, ingested events', response: { 200: StatsSchema, ...errorResponses(401) } },
+    },
+    async () => readStats(ctx),
+  );
+}
