@@ -14,5 +14,16 @@ export interface Database extends Queryable {
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
+  /** Calls `onNotify` on every NOTIFY on `channel` (a lower-case SQL identifier) until the answered
+   * function is called. PostgreSQL listens on a dedicated connection and reconnects when it drops,
+   * calling `onNotify` once reconnected (notifications sent meanwhile are lost), so a listener must
+   * re-read what it follows on every call rather than rely on payloads. */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+/** Refuses a channel name that is not a plain lower-case identifier (it is spliced into LISTEN). */
+export function checkChannel(channel: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`invalid notification channel name: ${channel}`);
+  return channel;
 }

@@ -2,7 +2,7 @@
 // One process at a time may open a data directory; see data-dir-lock.ts.
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import type { Database, Queryable, Row } from './database.js';
+import { checkChannel, type Database, type Queryable, type Row } from './database.js';
 
 export interface PgliteOptions {
   /** Directory for the database files; omit for an in-memory database. */
@@ -34,6 +34,12 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database 
         const scoped: Queryable = { query: (sql, params) => run(tx, sql, params) };
         return work(scoped);
       });
+    },
+    async listen(channel, onNotify) {
+      const unlisten = await lite.listen(checkChannel(channel), () => onNotify());
+      return async () => {
+        if (!lite.closed) await unlisten();
+      };
     },
     async close() {
       await lite.close();

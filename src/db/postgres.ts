@@ -1,9 +1,69 @@
 // PostgreSQL through a `pg` connection pool (DATABASE_URL).
 import pg from 'pg';
-import type { Database, Queryable, Row } from './database.js';
+import { checkChannel, type Database, type Queryable, type Row } from './database.js';
 
 // Keep int8 (counts, sums) as JavaScript numbers: every count we return fits comfortably.
 pg.types.setTypeParser(20, (value: string) => Number(value));
+
+/** How long a dropped LISTEN connection waits before connecting again. */
+const RELISTEN_DELAY_MS = 1000;
+
+/** LISTENs on `channel` on a connection of its own (a pooled one would be handed to other queries),
+ * connecting again after a drop. The first connection must succeed; answers the function that stops. */
+async function listenOn(url: string, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+  let stopped = false;
+  let current: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+
+  const connect = async (): Promise<void> => {
+    const client = new pg.Client({ connectionString: url });
+    // A dropped connection reports an error and then ends; 'end' is where we act.
+    client.on('error', () => {});
+    client.on('notification', (message) => {
+      if (message.channel === channel) onNotify();
+    });
+    client.on('end', () => {
+      if (current !== client) return;
+      current = undefined;
+      if (!stopped) reconnectLater();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${channel}`);
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+    if (stopped) {
+      await client.end().catch(() => {});
+      return;
+    }
+    current = client;
+  };
+  const reconnectLater = () => {
+    retry = setTimeout(() => {
+      connect().then(
+        () => {
+          // Notifications sent while disconnected are lost: let the listener catch up.
+          if (!stopped) onNotify();
+        },
+        () => {
+          if (!stopped) reconnectLater();
+        },
+      );
+    }, RELISTEN_DELAY_MS);
+    retry.unref();
+  };
+
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    const client = current;
+    current = undefined;
+    await client?.end().catch(() => {});
+  };
+}
 
 export async function openPostgres(url: string): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -14,6 +74,8 @@ export async function openPostgres(url: string): Promise<Database> {
 
   const query = async <T extends Row>(sql: string, params: readonly unknown[] = []) =>
     (await pool.query(sql, params as unknown[])).rows as T[];
+
+  const listeners = new Set<() => Promise<void>>();
 
   return {
     kind: 'postgres',
@@ -39,7 +101,17 @@ export async function openPostgres(url: string): Promise<Database> {
         conn.release();
       }
     },
+    async listen(channel, onNotify) {
+      const stop = await listenOn(url, checkChannel(channel), onNotify);
+      const unlisten = async () => {
+        listeners.delete(unlisten);
+        await stop();
+      };
+      listeners.add(unlisten);
+      return unlisten;
+    },
     async close() {
+      await Promise.all([...listeners].map((unlisten) => unlisten()));
       await pool.end();
     },
   };

@@ -14,6 +14,7 @@ import { validatorCompiler } from './validation.js';
 import { BackendUnavailableError } from '../backends/backend.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/constraint-errors.js';
 import { registerAccessControl, type ApiKeyResolver } from '../auth/access.js';
+import { alertStreamRoutes, type AlertStreamOptions } from '../alerts/stream-routes.js';
 import { authRoutes } from '../auth/routes.js';
 import { alertRoutes } from '../alerts/routes.js';
 import { auditRoutes } from '../audit/routes.js';
@@ -37,6 +38,8 @@ export interface BuildOptions {
   logger?: boolean | { level: string };
   trustProxy?: boolean;
   resolveApiKey?: ApiKeyResolver;
+  /** Tuning of the live alert stream (heartbeat, limits); defaults suit production. */
+  alertStream?: AlertStreamOptions;
 }
 
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
@@ -114,6 +117,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   statsRoutes(app, ctx);
   await importRoutes(app, ctx);
   await ingestRoutes(app, ctx);
+  alertStreamRoutes(app, ctx, options.alertStream);
 
   await app.ready();
   return app;

@@ -1,0 +1,100 @@
+// GET /api/alerts/stream: new alerts and status changes as Server-Sent Events, from every instance
+// sharing the database, resumable with Last-Event-ID. One change feed per process serves every stream;
+// closing the service ends the open streams so the server can stop.
+import { Type } from '@fastify/type-provider-typebox';
+import type { App, AppContext } from '../http/context.js';
+import { badRequest } from '../http/errors.js';
+import { errorResponses } from '../http/schemas.js';
+import { sessionOf } from '../auth/access.js';
+import { findSessionUser } from '../auth/sessions.js';
+import { AlertChangeFeed } from './change-feed.js';
+import { AlertStream, AlertStreamRegistry, DEFAULT_STREAM_SETTINGS, type AlertStreamSettings } from './streams.js';
+
+export interface AlertStreamOptions extends Partial<AlertStreamSettings> {
+  /** Safety-net poll interval of the change feed. */
+  pollMs?: number;
+}
+
+const EVENT_ID = /^[0-9]{1,15}$/;
+const EVENT_ID_MESSAGE = 'must be an event id of this stream (a non-negative integer)';
+
+const StreamQuery = Type.Object(
+  {
+    last_event_id: Type.Optional(
+      Type.String({
+        pattern: EVENT_ID.source,
+        description: 'Resume after this event id, for clients that cannot send the Last-Event-ID header (the header wins when both are given)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const EventStream = {
+  description:
+    'text/event-stream: `retry: 3000`, then events `alert.created` / `alert.updated` (id = change sequence number; ' +
+    'data = {seq, kind, alert: {id, rule_id, rule_title, severity, status, created_at, updated_at, host?, user?, source_ip?, ' +
+    'acknowledged_at?, acknowledged_by?}}), `alerts.reload` (changes were missed: reload the list) and `session.ended` ' +
+    '(the stream ends); `: ping` comments every 15 s.',
+  content: { 'text/event-stream': { schema: { type: 'string' } } },
+};
+
+/** The change the client last saw: the Last-Event-ID header, else the last_event_id query parameter. */
+function resumePoint(header: string | string[] | undefined, query: string | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[header.length - 1] : header;
+  if (value !== undefined && value.trim() !== '') {
+    if (!EVENT_ID.test(value.trim())) throw badRequest('Invalid request', [{ field: 'header.last-event-id', message: EVENT_ID_MESSAGE }]);
+    return Number(value.trim());
+  }
+  return query === undefined ? undefined : Number(query);
+}
+
+export function alertStreamRoutes(app: App, ctx: AppContext, options: AlertStreamOptions = {}): void {
+  const { pollMs, ...overrides } = options;
+  const settings: AlertStreamSettings = { ...DEFAULT_STREAM_SETTINGS, ...overrides };
+  const feed = new AlertChangeFeed(ctx.db, { pollMs, log: app.log });
+  const registry = new AlertStreamRegistry(settings);
+
+  // Before the server stops taking connections: open streams end (a stream never finishes on its own).
+  app.addHook('preClose', async () => {
+    registry.endAll();
+    await feed.close();
+  });
+
+  app.get(
+    '/api/alerts/stream',
+    {
+      exposeHeadRoute: false,
+      schema: {
+        tags: ['alerts'],
+        summary: 'New alerts and status changes as Server-Sent Events (resume with Last-Event-ID)',
+        querystring: StreamQuery,
+        response: { 200: EventStream, ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { user, sessionId } = sessionOf(request);
+      const resumeAfter = resumePoint(request.headers['last-event-id'], request.query.last_event_id);
+      const stream = new AlertStream({
+        db: ctx.db,
+        feed,
+        settings,
+        sessionIsLive: async () => (await findSessionUser(ctx.db, sessionId, user.id)) !== undefined,
+      });
+      registry.admit(user.id, stream);
+      reply.raw.on('close', () => stream.end());
+      try {
+        await stream.open(resumeAfter);
+      } catch (error) {
+        stream.end();
+        throw error;
+      }
+      return reply
+        .code(200)
+        .header('Content-Type', 'text/event-stream; charset=utf-8')
+        .header('Cache-Control', 'no-store')
+        .header('X-Accel-Buffering', 'no')
+        .send(stream.body);
+    },
+  );
+}
