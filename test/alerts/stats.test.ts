@@ -1,0 +1,93 @@
+// GET /api/stats: alert totals (open = new or acknowledged), the last 24 hours, breakdowns by status and
+// severity, rule counts, the rules with most alerts, the hourly timeline and ingested event counts.
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeEachDatabase } from '../helpers/service.js';
+import { createRule, equalsRule, ingest, type Json } from '../rules/fixtures.js';
+import { alertWorld, type AlertWorld } from './fixtures.js';
+
+describeEachDatabase('stats', (ctx) => {
+  let world: AlertWorld;
+
+  before(async () => {
+    world = await alertWorld(ctx.service, 'stats');
+    await createRule(world.analyst, { yaml_content: equalsRule('Idle Rule', 'Action', 'never') });
+    // One more login alert and an event no rule matches.
+    const more = await ingest(ctx.service, world.win, [{ Action: 'login', User: 'erin' }, { Action: 'nothing' }]);
+    assert.equal(more.data.alerts_created, 1, more.body);
+  });
+
+  const stats = async (): Promise<Json> => {
+    const response = await world.viewer.get('/api/stats');
+    assert.equal(response.statusCode, 200, response.body);
+    return response.data;
+  };
+
+  test('answers the documented shape with the current figures', async () => {
+    const s = await stats();
+    assert.deepEqual(Object.keys(s).sort(), ['alerts', 'ingest', 'rules', 'timeline', 'top_rules']);
+    assert.deepEqual(s.alerts, {
+      total: 6,
+      open: 6,
+      last_24h: 6,
+      by_status: { new: 6, acknowledged: 0, resolved: 0, false_positive: 0 },
+      by_severity: { critical: 1, high: 3, medium: 1, low: 1, informational: 0 },
+    });
+    assert.deepEqual(s.rules, { total: 5, deployed: 4, undeployed: 1 });
+    assert.deepEqual(s.ingest, { events_total: 7, events_last_24h: 7 });
+    assert.deepEqual(s.top_rules[0], { rule_id: world.rules.login, rule_title: 'Alpha Login', count: 3 });
+    assert.deepEqual(
+      s.top_rules.slice(1).map((r: Json) => r.rule_id),
+      [world.rules.proc, world.rules.scan, world.rules.lin].sort(),
+      'ties by rule id',
+    );
+    assert.ok(s.top_rules.every((r: Json) => r.count >= 1));
+  });
+
+  test('the timeline has 24 hourly UTC buckets ending with the current hour, zero-filled', async () => {
+    const { timeline } = await stats();
+    assert.equal(timeline.length, 24);
+    const hour = 3600_000;
+    const now = Date.now();
+    const last = Date.parse(timeline[23].time);
+    assert.equal(last % hour, 0, 'aligned to the hour');
+    assert.ok(last <= now && now - last < 2 * hour, `${timeline[23].time} is the current hour`);
+    for (let i = 1; i < 24; i++) assert.equal(Date.parse(timeline[i].time) - Date.parse(timeline[i - 1].time), hour);
+    assert.equal(timeline.reduce((sum: number, t: Json) => sum + t.count, 0), 6);
+    assert.ok(timeline.slice(0, 22).every((t: Json) => t.count === 0));
+  });
+
+  test('triage moves alerts between the status counts; open counts new and acknowledged', async () => {
+    const { loginAlice, procBob, scan } = world.alerts;
+    for (const [id, status] of [[loginAlice, 'acknowledged'], [procBob, 'acknowledged'], [procBob, 'resolved'], [scan, 'acknowledged'], [scan, 'false_positive']]) {
+      assert.equal((await world.analyst.patch(`/api/alerts/${id}`, { status })).statusCode, 200);
+    }
+    const s = await stats();
+    assert.equal(s.alerts.total, 6);
+    assert.equal(s.alerts.open, 4);
+    assert.deepEqual(s.alerts.by_status, { new: 3, acknowledged: 1, resolved: 1, false_positive: 1 });
+  });
+
+  test('last_24h and events_last_24h leave out what is older than a day; totals keep it', async () => {
+    await ctx.service.db.query(`UPDATE alerts SET created_at = now() - interval '25 hours' WHERE id = $1`, [world.alerts.linDave]);
+    await ctx.service.db.query(`UPDATE events SET received_at = now() - interval '3 days' WHERE event->>'action' = 'sudo'`);
+    const s = await stats();
+    assert.equal(s.alerts.total, 6);
+    assert.equal(s.alerts.last_24h, 5);
+    assert.equal(s.timeline.reduce((sum: number, t: Json) => sum + t.count, 0), 5);
+    assert.deepEqual(s.ingest, { events_total: 7, events_last_24h: 6 });
+  });
+
+  test('a deleted rule keeps its place in top_rules under the title its alerts carry', async () => {
+    assert.equal((await world.admin.delete(`/api/rules/${world.rules.proc}`)).statusCode, 204);
+    const s = await stats();
+    assert.deepEqual(s.rules, { total: 4, deployed: 3, undeployed: 1 });
+    assert.deepEqual(s.top_rules.find((r: Json) => r.rule_id === world.rules.proc), { rule_id: world.rules.proc, rule_title: 'Beta Process', count: 1 });
+  });
+
+  test('stats need a session; every role may read them', async () => {
+    assert.equal((await ctx.service.app.inject({ method: 'GET', url: '/api/stats' })).statusCode, 401);
+    assert.equal((await world.analyst.get('/api/stats')).statusCode, 200);
+    assert.equal((await world.admin.get('/api/stats')).statusCode, 200);
+  });
+});
