@@ -4,6 +4,10 @@ import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObje
 import { SignJWT, jwtVerify } from 'jose';
 
 const ISSUER = 'vigil';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Sessions and users are named by UUIDs: a signed token naming anything else is not ours. */
+const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID.test(value);
 const AUDIENCE = 'vigil-api';
 
 export interface TokenClaims {
@@ -45,7 +49,7 @@ export class TokenService {
         audience: AUDIENCE,
         requiredClaims: ['jti', 'sub', 'exp'],
       });
-      if (payload.use !== use || typeof payload.jti !== 'string' || typeof payload.sub !== 'string') return null;
+      if (payload.use !== use || !isUuid(payload.jti) || !isUuid(payload.sub)) return null;
       return { sessionId: payload.jti, userId: payload.sub, use };
     } catch {
       return null;

@@ -45,7 +45,8 @@ export function listFields(db: Queryable, patternId: string, query: ListQuery): 
   return paginate<{ field: string; count: number | string; last_seen: Date }, CatalogueField>(db, {
     select: 'field, count, last_seen',
     from: 'event_fields',
-    where: new Conditions().add('index_pattern_id = ?', patternId).addCommon(query, 'last_seen', ['field']),
+    // Only `search` filters the catalogue (other query parameters are not part of its schema).
+    where: new Conditions().add('index_pattern_id = ?', patternId).addCommon({ ...query, created_after: undefined, created_before: undefined }, 'last_seen', ['field']),
     query,
     sortColumns: { count: 'count', field: 'field', last_seen: 'last_seen' },
     tieBreaker: 'field',

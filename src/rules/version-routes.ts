@@ -58,7 +58,7 @@ export function versionRoutes(app: App, ctx: AppContext): void {
         tags: ['rules'],
         summary: 'Roll back: a new version with the content of an older one (redeployed if deployed)',
         params: Type.Object({ id: Uuid }),
-        body: Type.Object({ version: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+        body: Type.Object({ version: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) }, { additionalProperties: false }),
         response: { 200: RuleSchema, ...errorResponses(400, 401, 403, 404, 422, 503) },
       },
     },
