@@ -28,6 +28,8 @@ export interface Config {
   /** Lifetime of a session token, in seconds (8 hours). */
   sessionTtlSeconds: number;
   logLevel: string;
+  /** The Elasticsearch version the /api/es facade reports to log shippers (ES_COMPAT_VERSION). */
+  esCompatVersion: string;
 }
 
 export class ConfigError extends Error {}
@@ -58,6 +60,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = optional(env, 'DATABASE_URL');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const esCompatVersion = optional(env, 'ES_COMPAT_VERSION') ?? '8.17.0';
+  if (!/^\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(esCompatVersion)) {
+    throw new ConfigError(`ES_COMPAT_VERSION must be a version such as 8.17.0, got '${esCompatVersion.slice(0, 40)}'`);
   }
   const adminPassword = optional(env, 'ADMIN_PASSWORD');
   if (adminPassword !== undefined && adminPassword.length < 12) {
@@ -101,5 +107,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     sessionTtlSeconds: 8 * 60 * 60,
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+    esCompatVersion,
   };
 }

@@ -23,6 +23,7 @@ import { userRoutes } from '../users/routes.js';
 import { UserSchema } from '../users/view.js';
 import { indexPatternRoutes } from '../index-patterns/routes.js';
 import { ingestRoutes } from '../ingest/routes.js';
+import { esRoutes } from '../ingest/es/routes.js';
 import { bulkRuleRoutes } from '../rules/bulk-routes.js';
 import { exceptionRoutes } from '../rules/exceptions/routes.js';
 import { importRoutes } from '../rules/import-routes.js';
@@ -117,6 +118,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   statsRoutes(app, ctx);
   await importRoutes(app, ctx);
   await ingestRoutes(app, ctx);
+  await esRoutes(app, ctx);
   alertStreamRoutes(app, ctx, options.alertStream);
 
   await app.ready();

@@ -50,6 +50,7 @@ export async function registerOpenApi(app: App): Promise<void> {
           csrfToken: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'From GET /api/auth/csrf; required on POST/PUT/PATCH/DELETE with a session' },
           apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'svc_ak_…', description: 'Read-only API key for /api/external/*' },
           ingestToken: { type: 'http', scheme: 'bearer', bearerFormat: 'svc_it_…', description: "An index pattern's ingest token, for POST /api/logs/{name}" },
+          ingestBasic: { type: 'http', scheme: 'basic', description: "An index pattern's ingest token as the Basic password (any user name), for /api/es" },
         },
       },
       security: [{ bearerAuth: [] }, { cookieAuth: [] }],
