@@ -69,7 +69,7 @@ class Lowering {
         continue;
       }
       const values = own(this.pipeline.vars, p.placeholder);
-      if (!values) {
+      if (!values || values.length === 0) {
         if (this.pipeline.unresolvedPlaceholders === 'wildcard') {
           for (const v of variants) v.push(ANY);
           continue;

@@ -1,6 +1,8 @@
 // Processing pipelines as data (pySigma model, sigma-notes §9): field mappings (1:1 and 1:n), a default
 // mapping, logsource → event conditions, and placeholder values for `expand`. Promises: a Pipeline is
 // plain data (serialisable); `mapField` is the single place that decides a Sigma field's target fields.
+import type { LogsourceKeys } from './logsource-scope.js';
+
 export type ConditionScalar = string | number | boolean;
 
 /** Event conditions added for rules whose logsource is contained in `logsource` (pySigma containment). */
@@ -42,7 +44,15 @@ export interface Pipeline {
   /** Events in evtx_dump's shape (`{"Event": {"System": …, "EventData": …}}`) are flattened to Sigma's
    * field names before matching (windows-event.ts), for pipelines that read flat Windows events. */
   flattenEvtxDump?: boolean;
+  /** Events in another shipper's shape reshaped to Sigma's flat Windows names before matching
+   * (event-shapes/): NXLog's im_msvistalog JSON, or a Microsoft Sentinel WindowsEvent row. */
+  eventShape?: EventShapeName;
+  /** The log sources the events carry (logsource-scope.ts): rules whose log source cannot occur there are
+   * refused. Absent or empty: any. */
+  logsourceScope?: LogsourceKeys[];
 }
+
+export type EventShapeName = 'nxlog' | 'sentinel-windows-event';
 
 export interface PipelineSpec {
   defaultMapping: 'identity' | 'none' | { prefix: string };
@@ -50,6 +60,7 @@ export interface PipelineSpec {
   preset?: string;
   vars?: Record<string, string[]>;
   unresolvedPlaceholders?: 'error' | 'wildcard';
+  logsourceScope?: LogsourceKeys[];
 }
 
 /** Target fields of a Sigma field, or null when the pipeline does not map it. */

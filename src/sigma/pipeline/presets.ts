@@ -188,6 +188,28 @@ const PRESETS: Pipeline[] = [
     vars: {},
     unresolvedPlaceholders: 'error',
   },
+  {
+    name: 'nxlog-windows',
+    description:
+      "NXLog JSON of Windows events (im_msvistalog, as in the OTRF security datasets): flat fields, SourceName as Provider_Name, Hostname as Computer, classic PowerShell details read from Message's Key=Value lines (and Message as Data); thor log source conditions.",
+    defaultMapping: 'identity',
+    fieldMappings: {},
+    logsources: WINLOGBEAT_LOGSOURCES,
+    vars: {},
+    unresolvedPlaceholders: 'error',
+    eventShape: 'nxlog',
+  },
+  {
+    name: 'sentinel-windows-event',
+    description:
+      "Microsoft Sentinel WindowsEvent rows (exports): EventData decoded from its JSON text and its fields read at top level, Provider as Provider_Name, Channel, Computer and EventID as they are; thor log source conditions.",
+    defaultMapping: 'identity',
+    fieldMappings: {},
+    logsources: WINLOGBEAT_LOGSOURCES,
+    vars: {},
+    unresolvedPlaceholders: 'error',
+    eventShape: 'sentinel-windows-event',
+  },
 ];
 
 export function getPreset(name: string): Pipeline | undefined {
@@ -198,8 +220,9 @@ export function listPresets(): { name: string; description: string }[] {
   return PRESETS.map(({ name, description }) => ({ name, description }));
 }
 
-/** Build a pipeline from a spec: preset (optional) + default mapping + field mappings. The spec's
- * mappings win over the preset's (scoped ones included) and apply to rules of every log source. */
+/** Build a pipeline from a spec: preset (optional) + default mapping + field mappings + placeholder
+ * values + log-source scope. The spec's mappings win over the preset's (scoped ones included) and apply
+ * to rules of every log source; the preset's event shaping is kept. */
 export function buildPipeline(spec: PipelineSpec): Pipeline {
   const base = spec.preset ? getPreset(spec.preset) : undefined;
   if (spec.preset && !base) throw new Error(`unknown pipeline preset '${spec.preset}'`);
@@ -216,5 +239,8 @@ export function buildPipeline(spec: PipelineSpec): Pipeline {
     mappingScope: base?.mappingScope,
     vars: { ...(base?.vars ?? {}), ...(spec.vars ?? {}) },
     unresolvedPlaceholders: spec.unresolvedPlaceholders ?? base?.unresolvedPlaceholders ?? 'error',
+    ...(base?.flattenEvtxDump ? { flattenEvtxDump: true } : {}),
+    ...(base?.eventShape ? { eventShape: base.eventShape } : {}),
+    ...(spec.logsourceScope && spec.logsourceScope.length > 0 ? { logsourceScope: spec.logsourceScope.map((e) => ({ ...e })) } : {}),
   };
 }
