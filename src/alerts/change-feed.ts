@@ -40,6 +40,8 @@ export class AlertChangeFeed {
   private delivered = 0;
   private started: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** Wakes the feed when the oldest held change has waited long enough. */
+  private gapTimer: NodeJS.Timeout | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   private reading: Promise<void> | undefined;
   private readAgain = false;
@@ -81,6 +83,7 @@ export class AlertChangeFeed {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
+    clearTimeout(this.gapTimer);
     this.subscribers.clear();
     await this.started?.catch(() => {});
     await this.reading;
@@ -133,6 +136,12 @@ export class AlertChangeFeed {
     } while (this.readAgain && !this.closed);
   }
 
+  private wakeAfter(ms: number): void {
+    clearTimeout(this.gapTimer);
+    this.gapTimer = setTimeout(() => this.wake(), ms + 10);
+    this.gapTimer.unref();
+  }
+
   /** Delivers the next ready changes; answers whether a full batch was delivered (more may wait). */
   private async readOnce(): Promise<boolean> {
     const changes = await changesAfter(this.db, this.delivered, READ_BATCH);
@@ -141,17 +150,23 @@ export class AlertChangeFeed {
     const ready: AlertChange[] = [];
     let expected = this.delivered + 1;
     let blocked = false;
+    let wakeIn: number | undefined;
     for (const change of changes) {
       if (change.seq !== expected) {
         const since = this.heldSince.get(change.seq) ?? now;
         this.heldSince.set(change.seq, since);
-        if (now - since < this.gapWaitMs) blocked = true;
+        const left = since + this.gapWaitMs - now;
+        if (left > 0 && !blocked) {
+          blocked = true;
+          wakeIn = left;
+        }
       }
       if (!blocked) {
         ready.push(change);
         expected = change.seq + 1;
       }
     }
+    if (wakeIn !== undefined) this.wakeAfter(wakeIn);
     if (ready.length === 0) return false;
     this.delivered = ready[ready.length - 1].seq;
     for (const seq of this.heldSince.keys()) if (seq <= this.delivered) this.heldSince.delete(seq);

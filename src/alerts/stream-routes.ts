@@ -13,6 +13,8 @@ import { AlertStream, AlertStreamRegistry, DEFAULT_STREAM_SETTINGS, type AlertSt
 export interface AlertStreamOptions extends Partial<AlertStreamSettings> {
   /** Safety-net poll interval of the change feed. */
   pollMs?: number;
+  /** How long the change feed holds a change that follows a not-yet-committed one. */
+  gapWaitMs?: number;
 }
 
 const EVENT_ID = /^[0-9]{1,15}$/;
@@ -50,9 +52,9 @@ function resumePoint(header: string | string[] | undefined, query: string | unde
 }
 
 export function alertStreamRoutes(app: App, ctx: AppContext, options: AlertStreamOptions = {}): void {
-  const { pollMs, ...overrides } = options;
+  const { pollMs, gapWaitMs, ...overrides } = options;
   const settings: AlertStreamSettings = { ...DEFAULT_STREAM_SETTINGS, ...overrides };
-  const feed = new AlertChangeFeed(ctx.db, { pollMs, log: app.log });
+  const feed = new AlertChangeFeed(ctx.db, { pollMs, gapWaitMs, log: app.log });
   const registry = new AlertStreamRegistry(settings);
 
   // Before the server stops taking connections: open streams end (a stream never finishes on its own).

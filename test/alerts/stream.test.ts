@@ -4,6 +4,8 @@
 // instance reaches the streams of another. Polling is slowed to a minute so delivery relies on NOTIFY.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import pg from 'pg';
+import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
@@ -286,7 +288,7 @@ describe('live alert stream across instances [postgres]', async () => {
     a = await createService(config(), { db: first, ...OPTIONS });
     const second = await openPostgres(database.url);
     connections.push(second);
-    b = await createService(config(), { db: second, ...OPTIONS });
+    b = await createService(config(), { db: second, alertStream: { ...OPTIONS.alertStream, gapWaitMs: 1500 } });
     baseB = await listening(b);
     let analyst: Client;
     ({ analyst, pattern } = await setUpTeam(a, 'ann', 'vic', { name: 'shared', is_default: true }));
@@ -309,6 +311,7 @@ describe('live alert stream across instances [postgres]', async () => {
     assert.equal((await s.nextEvent('alert.created')).data.alert.id, id);
     await setStatus(a, id, 'false_positive');
     assert.equal((await s.nextEvent('alert.updated')).data.alert.status, 'false_positive');
+    s.close();
   });
 
   test('a dropped LISTEN connection is reopened and the stream keeps following', async () => {
@@ -323,5 +326,50 @@ describe('live alert stream across instances [postgres]', async () => {
     assert.equal((await s.nextEvent('alert.created')).data.alert.id, id);
     const next = await raiseAlert(a, pattern);
     assert.equal((await s.nextEvent('alert.created')).data.alert.id, next);
+    s.close();
+  });
+
+  /** A transaction on its own connection that has written an alert (taking a change number) and waits. */
+  async function uncommittedAlert(): Promise<{ id: string; client: pg.Client }> {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    const id = randomUUID();
+    await client.query('BEGIN');
+    await client.query(
+      `INSERT INTO alerts (id, rule_id, rule_title, severity, severity_rank, level, index_pattern, event_hash, event_time, event)
+       VALUES ($1, $2, 'Slow writer', 'low', 1, 'low', 'shared', $3, now(), '{}')`,
+      [id, randomUUID(), randomUUID()],
+    );
+    return { id, client };
+  }
+
+  test('a change committed after a later one is still sent, and first', async () => {
+    const s = await stream(baseB, viewerOnB);
+    open.push(s);
+    const slow = await uncommittedAlert();
+    const fast = await raiseAlert(a, pattern);
+    // Give B time to see the later change and the hole before it (the order below holds either way).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await slow.client.query('COMMIT');
+    await slow.client.end();
+    const first = await s.nextEvent('alert.created');
+    const second = await s.nextEvent('alert.created');
+    assert.deepEqual([first.data.alert.id, second.data.alert.id], [slow.id, fast]);
+    assert.equal(Number(second.message.id), Number(first.message.id) + 1);
+    s.close();
+  });
+
+  test('a change after a rolled-back one is sent once the hole has waited its time', async () => {
+    const s = await stream(baseB, viewerOnB);
+    open.push(s);
+    const slow = await uncommittedAlert();
+    const fast = await raiseAlert(a, pattern);
+    await slow.client.query('ROLLBACK');
+    await slow.client.end();
+    // No poll is due for a minute: the hole's own timer wakes the feed.
+    const { data, skipped } = await s.nextEvent('alert.created');
+    assert.equal(data.alert.id, fast);
+    assert.deepEqual(skipped.filter((m) => m.event !== undefined), []);
+    s.close();
   });
 });
