@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs the real log shippers the shipper tests (test/shippers/) start against the service's
+# Elasticsearch-compatible receiver. Idempotent: what is already there is kept.
+#   rsyslog with omelasticsearch  Debian packages rsyslog and rsyslog-elasticsearch (system-wide)
+#   syslog-ng with elasticsearch-http()  Debian's syslog-ng packages, unpacked into the cache directory
+#                                     (they conflict with rsyslog as installed packages; unpacked, both fit)
+# The cache directory is $VIGIL_SHIPPERS_DIR, by default ~/.cache/vigil-shippers. Each step prints how
+# long it took. Needs root (or sudo) for apt-get; without it, the missing shippers are reported and the
+# tests that need them skip (or fail under CI=true).
+set -euo pipefail
+
+CACHE="${VIGIL_SHIPPERS_DIR:-$HOME/.cache/vigil-shippers}"
+mkdir -p "$CACHE"
+
+if [ "$(id -u)" -eq 0 ]; then SUDO=(); elif command -v sudo >/dev/null 2>&1; then SUDO=(sudo -n); else SUDO=(); fi
+apt_ok() { [ "$(id -u)" -eq 0 ] || [ "${#SUDO[@]}" -gt 0 ]; }
+export DEBIAN_FRONTEND=noninteractive
+updated=false
+apt_update() {
+  if [ "$updated" = false ]; then "${SUDO[@]}" apt-get update -qq; updated=true; fi
+}
+timed() {
+  local name="$1"; shift
+  local start=$SECONDS
+  "$@"
+  echo "shippers-up: $name ready in $((SECONDS - start)) s"
+}
+
+rsyslog_present() { command -v rsyslogd >/dev/null 2>&1 && compgen -G '/usr/lib/*/rsyslog/omelasticsearch.so' >/dev/null; }
+install_rsyslog() {
+  apt_update
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends rsyslog rsyslog-elasticsearch >/dev/null
+}
+
+SYSLOG_NG="$CACHE/syslog-ng"
+syslog_ng_present() { [ -x "$SYSLOG_NG/root/usr/sbin/syslog-ng" ] && [ -f "$SYSLOG_NG/root/usr/lib/syslog-ng/3.38/libhttp.so" ]; }
+install_syslog_ng() {
+  apt_update
+  # The libraries syslog-ng links against are ordinary packages that conflict with nothing.
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends libivykis0 libnet1 libpcre3 libwrap0 libjson-c5 libglib2.0-0 libcurl4 >/dev/null
+  local debs
+  debs="$(mktemp -d)"
+  (cd "$debs" && chmod 777 . && apt-get download -qq syslog-ng-core syslog-ng-mod-http syslog-ng-scl 2>/dev/null)
+  rm -rf "$SYSLOG_NG"
+  mkdir -p "$SYSLOG_NG/root"
+  for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$SYSLOG_NG/root"; done
+  rm -rf "$debs"
+}
+
+if rsyslog_present; then echo "shippers-up: rsyslog with omelasticsearch already installed"
+elif apt_ok; then timed "rsyslog (apt-get install rsyslog rsyslog-elasticsearch)" install_rsyslog
+else echo "shippers-up: rsyslog missing and apt-get needs root; its test will skip"
+fi
+
+if syslog_ng_present; then echo "shippers-up: syslog-ng already unpacked in $SYSLOG_NG"
+elif apt_ok; then timed "syslog-ng (Debian packages unpacked into $SYSLOG_NG)" install_syslog_ng
+else echo "shippers-up: syslog-ng missing and apt-get needs root; its test will skip"
+fi
