@@ -10,7 +10,7 @@ import { purgeLoginThrottle } from './auth/login-throttle.js';
 import { EmbeddedBackend } from './backends/embedded/embedded-backend.js';
 import { DatabaseEventHistory } from './backends/embedded/event-history.js';
 import { purgeExpiredEvents } from './ingest/retention.js';
-import { NO_ENRICHMENT } from './threat-intel/enricher.js';
+import { ThreatIntelLookup } from './threat-intel/lookup.js';
 import { getOrCreateSetting } from './settings/store.js';
 import { bootstrapAdmin, type BootstrapResult } from './users/bootstrap.js';
 
@@ -28,10 +28,12 @@ const HOUSEKEEPING_INTERVAL_MS = 10 * 60 * 1000;
 export async function createService(config: Config, options: BuildOptions & { db?: Database } = {}): Promise<Service> {
   const db = options.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   let backend: EmbeddedBackend | undefined;
+  let threatIntel: ThreatIntelLookup | undefined;
   try {
     const secret = config.jwtSecret ?? (await getOrCreateSetting(db, 'jwt_secret', TokenService.generateSecret));
     backend = await EmbeddedBackend.open(db, { available: !config.searchBackendOffline });
-    const context: AppContext = { config, db, tokens: new TokenService(secret), backend, history: new DatabaseEventHistory(db), enricher: NO_ENRICHMENT };
+    threatIntel = await ThreatIntelLookup.open(db);
+    const context: AppContext = { config, db, tokens: new TokenService(secret), backend, history: new DatabaseEventHistory(db), enricher: threatIntel };
     const bootstrap = await bootstrapAdmin(db, config.adminUsername, config.adminPassword);
     const app = await buildApp(context, options);
     const housekeeping = setInterval(() => {
@@ -49,11 +51,13 @@ export async function createService(config: Config, options: BuildOptions & { db
         clearInterval(housekeeping);
         await app.close();
         await context.backend.close();
+        await threatIntel?.close();
         if (!options.db) await db.close();
       },
     };
   } catch (error) {
     await backend?.close();
+    await threatIntel?.close();
     if (!options.db) await db.close();
     throw error;
   }

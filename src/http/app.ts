@@ -30,6 +30,7 @@ import { importRoutes } from '../rules/import-routes.js';
 import { ruleRoutes } from '../rules/routes.js';
 import { testingRoutes } from '../rules/testing.js';
 import { versionRoutes } from '../rules/version-routes.js';
+import { threatIntelRoutes } from '../threat-intel/routes.js';
 import { statsRoutes } from '../stats/routes.js';
 
 /** Largest request body accepted by default (rule YAML up to 1 MiB plus JSON overhead). */
@@ -118,6 +119,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   statsRoutes(app, ctx);
   await importRoutes(app, ctx);
   await ingestRoutes(app, ctx);
+  await threatIntelRoutes(app, ctx);
   await esRoutes(app, ctx);
   alertStreamRoutes(app, ctx, options.alertStream);
 

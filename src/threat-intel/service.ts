@@ -1,0 +1,88 @@
+// Adding and removing threat-intel feeds: the content is parsed (see formats/), its indicators written
+// in batches while the feed is 'loading' (so neither the event loop nor the embedded database is held
+// for long, and no instance sees half a feed), then the feed is made active with the version bump that
+// every instance's lookup follows; this instance's lookup takes the new feed at once.
+import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { AppContext } from '../http/context.js';
+import { badRequest, notFound } from '../http/errors.js';
+import { FeedFormatError, parseFeed, type FeedFormat, type ParsedFeed } from './formats/index.js';
+import type { IndicatorType } from './indicators.js';
+import { ThreatIntelLookup } from './lookup.js';
+import { DEFAULT_FEED_SCORE } from './scoring.js';
+import { activateFeed, deleteFeed, discardLoadingFeed, insertIndicators, insertLoadingFeed, purgeStaleLoadingFeeds, type FeedRow } from './store.js';
+
+export const FEED_NOT_FOUND = 'Feed not found';
+/** Most indicators one feed may hold. */
+export const MAX_INDICATORS_PER_FEED = 1_000_000;
+/** Indicators written per statement. */
+const WRITE_BATCH = 5000;
+
+export interface NewFeed {
+  name: string;
+  format: FeedFormat;
+  type?: IndicatorType;
+  content: string;
+  risk_score?: number;
+}
+
+/** The lookup of this process when it keeps one (the enricher of the service). */
+const lookupOf = (ctx: Pick<AppContext, 'enricher'>) => (ctx.enricher instanceof ThreatIntelLookup ? ctx.enricher : undefined);
+
+function parse(input: NewFeed): ParsedFeed {
+  let parsed: ParsedFeed;
+  try {
+    parsed = parseFeed(input.format, input.content, { type: input.type, maxIndicators: MAX_INDICATORS_PER_FEED });
+  } catch (error) {
+    if (error instanceof FeedFormatError) throw badRequest(error.message, [{ field: 'body.content', message: error.message }]);
+    throw error;
+  }
+  if (parsed.indicators.length === 0) {
+    const why = parsed.rejected > 0 ? `${parsed.rejected} entries rejected` : parsed.skipped > 0 ? `${parsed.skipped} entries skipped as not indicators` : 'the content is empty';
+    throw badRequest(
+      `The feed holds no valid indicators (${why})`,
+      parsed.problems.map((p) => ({ field: 'body.content', message: `${p.at}: ${p.reason}` })),
+    );
+  }
+  return parsed;
+}
+
+export async function createFeed(ctx: Pick<AppContext, 'db' | 'enricher'>, input: NewFeed, actor: string): Promise<{ row: FeedRow; parsed: ParsedFeed }> {
+  const parsed = parse(input);
+  await purgeStaleLoadingFeeds(ctx.db);
+  const typeCounts: Record<string, number> = {};
+  for (const indicator of parsed.indicators) typeCounts[indicator.type] = (typeCounts[indicator.type] ?? 0) + 1;
+  const id = randomUUID();
+  await insertLoadingFeed(ctx.db, {
+    id,
+    name: input.name,
+    format: input.format,
+    type: input.type ?? null,
+    risk_score: input.risk_score ?? DEFAULT_FEED_SCORE,
+    indicator_count: parsed.indicators.length,
+    rejected_count: parsed.rejected,
+    type_counts: typeCounts,
+    created_by: actor,
+  });
+  let row: FeedRow;
+  try {
+    for (let start = 0; start < parsed.indicators.length; start += WRITE_BATCH) {
+      await insertIndicators(ctx.db, id, parsed.indicators.slice(start, start + WRITE_BATCH));
+      await nextTurn();
+    }
+    row = await activateFeed(ctx.db, id);
+  } catch (error) {
+    await discardLoadingFeed(ctx.db, id).catch(() => {});
+    throw error;
+  }
+  // The feed is stored: should this instance fail to take it now, its next poll does.
+  await lookupOf(ctx)?.sync({ id, indicators: parsed.indicators }).catch(() => {});
+  return { row, parsed };
+}
+
+export async function removeFeed(ctx: Pick<AppContext, 'db' | 'enricher'>, id: string): Promise<FeedRow> {
+  const row = await deleteFeed(ctx.db, id);
+  if (!row) throw notFound(FEED_NOT_FOUND);
+  await lookupOf(ctx)?.sync().catch(() => {});
+  return row;
+}
