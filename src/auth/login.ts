@@ -1,9 +1,10 @@
-// Password login: throttling, constant-time verification, session creation and auditing.
+// Password checks (login and password change): throttling per account and per address,
+// constant-time verification, session creation and auditing.
 import type { Database } from '../db/database.js';
 import { HttpError, tooManyRequests } from '../http/errors.js';
 import { recordAudit } from '../audit/log.js';
 import { findUserByUsername, type UserRow } from '../users/store.js';
-import { reserveLoginAttempt, settleLoginFailure, settleLoginSuccess } from './login-throttle.js';
+import { accountKey, reserveLoginAttempt, settleLoginFailure, settleLoginSuccess } from './login-throttle.js';
 import { verifyPassword } from './passwords.js';
 import { createSession } from './sessions.js';
 import type { TokenService } from './tokens.js';
@@ -17,23 +18,57 @@ export interface LoginDeps {
   sessionTtlSeconds: number;
 }
 
-/** Checks a username and password; answers the user or throws the documented 401/429. */
-export async function checkPassword(deps: LoginDeps, username: string, password: string, ip: string): Promise<UserRow> {
-  const actor = username.slice(0, 256);
-  const verdict = await reserveLoginAttempt(deps.db, username, ip);
+/**
+ * Refused attempts are audited at most once a minute per account or address and process, so a flood of
+ * refused guesses cannot turn into a flood of audit rows (the lockout itself is always audited).
+ */
+const BLOCKED_AUDIT_INTERVAL_MS = 60_000;
+const lastBlockedAudit = new Map<string, number>();
+
+async function auditBlocked(db: Database, key: string, entry: Parameters<typeof recordAudit>[1]): Promise<void> {
+  const now = Date.now();
+  if (now - (lastBlockedAudit.get(key) ?? -Infinity) < BLOCKED_AUDIT_INTERVAL_MS) return;
+  if (lastBlockedAudit.size >= 10_000) lastBlockedAudit.clear();
+  lastBlockedAudit.set(key, now);
+  await recordAudit(db, entry);
+}
+
+/**
+ * Checks a password under the throttle of `account` (a bucket from `accountKey`); answers whether it
+ * was right, or throws 429 when the account or the address is blocked. `onFailure` runs before the
+ * throttle is settled (its audit row comes first).
+ */
+export async function throttledPasswordCheck(
+  db: Database,
+  check: { account: string; actor: string; ip: string; action: string },
+  verify: () => Promise<boolean>,
+): Promise<boolean> {
+  const verdict = await reserveLoginAttempt(db, check.account, check.ip);
   if (verdict.blocked) {
-    await recordAudit(deps.db, { actor, action: 'auth.login_blocked', details: { reason: verdict.reason }, ip });
+    const key = verdict.reason === 'ip' ? `ip:${check.ip}` : check.account;
+    await auditBlocked(db, key, { actor: check.actor, action: `${check.action}_blocked`, details: { reason: verdict.reason }, ip: check.ip });
     throw tooManyRequests(LOGIN_THROTTLED, verdict.retryAfterSeconds);
   }
-  const user = await findUserByUsername(deps.db, username);
-  const passwordOk = await verifyPassword(password, user?.password_hash);
-  if (!user || !passwordOk || user.disabled) {
-    const locked = await settleLoginFailure(deps.db, username, verdict.userAttempt);
-    await recordAudit(deps.db, { actor, action: 'auth.login_failed', ip });
-    if (locked) await recordAudit(deps.db, { actor, action: 'auth.lockout', details: { minutes: 15 }, ip });
-    throw new HttpError(401, LOGIN_FAILED, undefined, { 'WWW-Authenticate': 'Bearer' });
+  if (await verify()) {
+    await settleLoginSuccess(db, check.account, check.ip);
+    return true;
   }
-  await settleLoginSuccess(deps.db, username, ip);
+  await recordAudit(db, { actor: check.actor, action: `${check.action}_failed`, ip: check.ip });
+  if (await settleLoginFailure(db, check.account, verdict.userAttempt)) {
+    await recordAudit(db, { actor: check.actor, action: 'auth.lockout', details: { minutes: 15 }, ip: check.ip });
+  }
+  return false;
+}
+
+/** Checks a username and password; answers the user or throws the documented 401/429. */
+export async function checkPassword(deps: LoginDeps, username: string, password: string, ip: string): Promise<UserRow> {
+  const user = await findUserByUsername(deps.db, username);
+  const ok = await throttledPasswordCheck(
+    deps.db,
+    { account: accountKey(user, username), actor: username.slice(0, 256), ip, action: 'auth.login' },
+    async () => (await verifyPassword(password, user?.password_hash)) && user !== undefined && !user.disabled,
+  );
+  if (!ok || !user) throw new HttpError(401, LOGIN_FAILED, undefined, { 'WWW-Authenticate': 'Bearer' });
   return user;
 }
 

@@ -7,7 +7,8 @@ import { errorResponses, Empty, StringEnum, Uuid } from '../http/schemas.js';
 import { recordAudit } from '../audit/log.js';
 import { updateUser } from '../users/store.js';
 import { SESSION_COOKIE, sessionOf } from './access.js';
-import { checkPassword, startSession } from './login.js';
+import { checkPassword, startSession, throttledPasswordCheck } from './login.js';
+import { accountKey } from './login-throttle.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 import { ROLES } from './roles.js';
 import { revokeSession, revokeUserSessions } from './sessions.js';
@@ -126,7 +127,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
           },
           { additionalProperties: false },
         ),
-        response: { 204: Empty, ...errorResponses(400, 401, 403) },
+        response: { 204: Empty, ...errorResponses(400, 401, 403, 429) },
       },
     },
     async (request, reply) => {
@@ -134,10 +135,13 @@ export function authRoutes(app: App, ctx: AppContext): void {
       if (user.auth_method !== 'local' || !user.password_hash) {
         throw badRequest('This account signs in through SSO and has no password');
       }
-      if (!(await verifyPassword(request.body.current_password, user.password_hash))) {
-        await recordAudit(ctx.db, { actor: user.username, action: 'auth.password_change_failed', ip: request.ip });
-        throw badRequest('Current password is incorrect', [{ field: 'body.current_password', message: 'is incorrect' }]);
-      }
+      const hash = user.password_hash;
+      const ok = await throttledPasswordCheck(
+        ctx.db,
+        { account: accountKey(user, user.username), actor: user.username, ip: request.ip, action: 'auth.password_change' },
+        () => verifyPassword(request.body.current_password, hash),
+      );
+      if (!ok) throw badRequest('Current password is incorrect', [{ field: 'body.current_password', message: 'is incorrect' }]);
       await updateUser(ctx.db, user.id, { passwordHash: await hashPassword(request.body.new_password) });
       await revokeUserSessions(ctx.db, user.id, sessionId);
       await recordAudit(ctx.db, { actor: user.username, action: 'auth.password_changed', targetType: 'user', targetId: user.id, ip: request.ip });
