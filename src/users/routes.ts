@@ -9,6 +9,7 @@ import { sessionOf } from '../auth/access.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/passwords.js';
 import { ROLES } from '../auth/roles.js';
 import { revokeUserSessions } from '../auth/sessions.js';
+import { guardAdmins } from './admin-guard.js';
 import { deleteUser, findUserById, insertUser, updateUser, USER_COLUMNS, type UserRow } from './store.js';
 import { UserSchema, userView } from './view.js';
 
@@ -82,7 +83,7 @@ export function userRoutes(app: App, ctx: AppContext): void {
           { role: Type.Optional(StringEnum(ROLES)), password: Type.Optional(Password), disabled: Type.Optional(Type.Boolean()) },
           { additionalProperties: false, minProperties: 1 },
         ),
-        response: { 200: UserSchema, ...errorResponses(400, 401, 403, 404) },
+        response: { 200: UserSchema, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => {
@@ -94,15 +95,14 @@ export function userRoutes(app: App, ctx: AppContext): void {
       }
       const existing = await findUserById(ctx.db, id);
       if (!existing) throw notFound(USER_NOT_FOUND);
-      const row = await ctx.db.transaction(async (tx) => {
-        const updated = await updateUser(tx, id, {
-          role: body.role,
-          disabled: body.disabled,
-          passwordHash: body.password === undefined ? undefined : await hashPassword(body.password),
-        });
-        if (body.disabled === true || body.password !== undefined) await revokeUserSessions(tx, id, id === me.id ? sessionOf(request).sessionId : undefined);
-        return updated;
-      });
+      const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
+      const row = await ctx.db.transaction((tx) =>
+        guardAdmins(tx, me.id, async () => {
+          const updated = await updateUser(tx, id, { role: body.role, disabled: body.disabled, passwordHash });
+          if (body.disabled === true || body.password !== undefined) await revokeUserSessions(tx, id, id === me.id ? sessionOf(request).sessionId : undefined);
+          return updated;
+        }),
+      );
       if (!row) throw notFound(USER_NOT_FOUND);
       await recordAudit(ctx.db, {
         actor: me.username,
@@ -120,14 +120,14 @@ export function userRoutes(app: App, ctx: AppContext): void {
     '/api/users/:id',
     {
       config: adminOnly,
-      schema: { tags: ['users'], summary: 'Delete a user', params: IdParams, response: { 204: Empty, ...errorResponses(400, 401, 403, 404) } },
+      schema: { tags: ['users'], summary: 'Delete a user', params: IdParams, response: { 204: Empty, ...errorResponses(400, 401, 403, 404, 409) } },
     },
     async (request, reply) => {
       const me = sessionOf(request).user;
       const { id } = request.params;
       if (id === me.id) throw badRequest('You cannot delete your own account');
       const existing = await findUserById(ctx.db, id);
-      if (!existing || !(await deleteUser(ctx.db, id))) throw notFound(USER_NOT_FOUND);
+      if (!existing || !(await ctx.db.transaction((tx) => guardAdmins(tx, me.id, () => deleteUser(tx, id))))) throw notFound(USER_NOT_FOUND);
       await recordAudit(ctx.db, { actor: me.username, action: 'user.delete', targetType: 'user', targetId: id, details: { username: existing.username }, ip: request.ip });
       return reply.code(204).send(null);
     },
