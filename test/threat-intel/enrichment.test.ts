@@ -14,7 +14,7 @@ const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, imp
 describeEachDatabase('threat-intel enrichment of alerts', (ctx) => {
   let admin: Client;
   let pattern: CreatedPattern;
-  let ipFeed: { id: string };
+  let ipFeed: Record<string, string>;
   let n = 0;
 
   before(async () => {
