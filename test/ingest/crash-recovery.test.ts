@@ -1,0 +1,236 @@
+// Crash safety of ingest: `vigil serve` (a real process, on PostgreSQL and on the embedded database in
+// a data directory) is killed with SIGKILL in the middle of a large _bulk request — once while the body
+// is still arriving, once right after it has all been sent — and restarted each time; the same body is
+// then sent again. Every event ends up stored exactly once and every expected alert exists exactly once.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { openPglite } from '../../src/db/pglite.js';
+import { createPostgresDatabase, postgresUnavailable } from '../helpers/databases.js';
+import { sigma } from '../rules/fixtures.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const BIN = join(ROOT, 'bin', 'vigil.js');
+const ADMIN_PASSWORD = 'admin-password-for-crash-tests';
+const EVENTS = 20_000;
+const MARK_EVERY = 97;
+const MARKER = 'evil-command';
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+interface Serving {
+  child: ChildProcess;
+  port: number;
+  exited: Promise<void>;
+  output(): string;
+}
+
+async function serve(env: Record<string, string>): Promise<Serving> {
+  const port = await freePort();
+  const base = { ...process.env };
+  for (const name of ['DATABASE_URL', 'DATA_DIR', 'PORT', 'HOST', 'PUBLIC_URL', 'ADMIN_USERNAME', 'JWT_SECRET']) delete base[name];
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd: ROOT,
+    env: { ...base, LOG_LEVEL: 'warn', ADMIN_PASSWORD, HOST: '127.0.0.1', PORT: String(port), JWT_SECRET: 'crash-test-secret-of-at-least-32-characters', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-20_000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((done) => child.on('exit', () => done()));
+  await new Promise<void>((ready, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`vigil serve did not start in 60 s\n${output}`));
+    }, 60_000);
+    child.stdout!.on('data', () => {
+      if (output.includes('Vigil is serving on')) {
+        clearTimeout(timer);
+        ready();
+      }
+    });
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`vigil serve exited before serving\n${output}`));
+    });
+  });
+  return { child, port, exited, output: () => output };
+}
+
+async function kill9(running: Serving): Promise<void> {
+  running.child.kill('SIGKILL');
+  await running.exited;
+}
+
+async function stop(running: Serving): Promise<void> {
+  running.child.kill('SIGTERM');
+  const timer = setTimeout(() => running.child.kill('SIGKILL'), 15_000);
+  await running.exited;
+  clearTimeout(timer);
+}
+
+async function api(port: number, method: string, path: string, body?: unknown, auth?: { token: string; csrf?: string }) {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (auth) headers.authorization = `Bearer ${auth.token}`;
+  if (auth?.csrf) headers['x-csrf-token'] = auth.csrf;
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const data = (await res.json()) as Record<string, unknown>;
+  assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(data)}`);
+  return data;
+}
+
+/** Sets up a pattern with a deployed rule matching MARKER; answers the pattern's ingest token. */
+async function setUp(port: number): Promise<{ token: string; patternId: string }> {
+  const login = await api(port, 'POST', '/api/auth/login', { username: 'admin', password: ADMIN_PASSWORD });
+  const token = String(login.access_token);
+  const csrf = String((await api(port, 'GET', '/api/auth/csrf', undefined, { token })).csrf_token);
+  const pattern = await api(port, 'POST', '/api/index_patterns', { name: 'crashy' }, { token, csrf });
+  const detection = `  selection:\n    message|contains: '${MARKER}'\n  condition: selection`;
+  await api(port, 'POST', '/api/rules', { yaml_content: sigma({ title: 'Crash Marker', detection }), index_pattern: 'crashy', deploy: true }, { token, csrf });
+  return { token: String(pattern.ingest_token), patternId: String(pattern.id) };
+}
+
+const marked = (seq: number) => seq % MARK_EVERY === 0;
+
+function bulkBody(): Buffer {
+  const start = Date.parse('2026-11-01T00:00:00Z');
+  const lines: string[] = [];
+  for (let seq = 0; seq < EVENTS; seq++) {
+    lines.push('{"create":{"_index":"crash-test"}}');
+    const message = marked(seq) ? `user=mallory ran ${MARKER} #${seq}` : `user=u${seq % 300} logged in #${seq}`;
+    lines.push(JSON.stringify({ '@timestamp': new Date(start + seq * 1000).toISOString(), seq, host: `h${seq % 40}`, message }));
+  }
+  return Buffer.from(`${lines.join('\n')}\n`);
+}
+
+/** Sends the body; `crash` kills the server half-way through the upload or once all of it is sent. */
+function sendBulk(running: Serving, token: string, body: Buffer, crash?: 'mid-upload' | 'uploaded'): Promise<{ status?: number; text?: string; error?: string }> {
+  return new Promise((done) => {
+    const req = request(
+      { host: '127.0.0.1', port: running.port, method: 'POST', path: '/api/es/_bulk', headers: { 'content-type': 'application/x-ndjson', 'content-length': body.length, authorization: `ApiKey ${token}` } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => done({ status: res.statusCode, text }));
+        res.on('error', (error) => done({ error: String(error) }));
+      },
+    );
+    req.setTimeout(180_000, () => req.destroy(new Error('no answer in 180 s')));
+    req.on('error', (error) => done({ error: String(error) }));
+    if (crash === 'mid-upload') {
+      const half = Math.floor(body.length / 2);
+      req.write(body.subarray(0, half), () => void kill9(running));
+    } else {
+      req.end(body, () => {
+        if (crash === 'uploaded') void kill9(running);
+      });
+    }
+  });
+}
+
+interface Stored {
+  events: number;
+  distinctEvents: number;
+  alertSeqs: number[];
+}
+
+async function storedIn(query: (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>, patternId: string): Promise<Stored> {
+  const [counts] = await query(`SELECT count(*)::int AS n, count(DISTINCT event->>'seq')::int AS d FROM events WHERE index_pattern_id = $1`, [patternId]);
+  const alerts = await query(`SELECT (event->>'seq')::int AS seq FROM alerts WHERE index_pattern_id = $1 ORDER BY 1`, [patternId]);
+  return { events: Number(counts.n), distinctEvents: Number(counts.d), alertSeqs: alerts.map((a) => Number(a.seq)) };
+}
+
+/** Builds dist/ when the sources are newer, as `npm start` does (before any suite starts its clock). */
+function ensureBuilt(): void {
+  const built = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--if-stale'], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
+  assert.equal(built.status, 0, `build failed:\n${built.stdout}\n${built.stderr}`);
+}
+
+ensureBuilt();
+for (const kind of ['pglite', 'postgres'] as const) {
+  describe(`a crash during a large ingest loses nothing and repeats nothing [${kind}]`, async () => {
+    const reason = kind === 'postgres' ? await postgresUnavailable() : null;
+    if (reason) {
+      describe(`skipped: ${reason}`, { skip: reason }, () => {});
+      return;
+    }
+    let dataDir: string;
+    let database: { url: string; drop(): Promise<void> } | undefined;
+    let running: Serving | undefined;
+    const env = (): Record<string, string> => (database ? { DATABASE_URL: database.url, DATA_DIR: dataDir } : { DATA_DIR: dataDir });
+
+    before(async () => {
+      dataDir = mkdtempSync(join(tmpdir(), `vigil-crash-${kind}-`));
+      if (kind === 'postgres') database = await createPostgresDatabase();
+    });
+    after(async () => {
+      if (running && running.child.exitCode === null && running.child.signalCode === null) await kill9(running);
+      await database?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    test('killed mid-upload and after the upload, restarted, re-sent: every event once, every alert once', { timeout: 600_000 }, async () => {
+      const body = bulkBody();
+      running = await serve(env());
+      const { token, patternId } = await setUp(running.port);
+
+      for (const crash of ['mid-upload', 'uploaded'] as const) {
+        const crashed = running;
+        const outcome = await sendBulk(crashed, token, body, crash);
+        await crashed.exited;
+        assert.equal(crashed.child.signalCode, 'SIGKILL', `${crash}: the server was killed (answer: ${outcome.status ?? outcome.error})`);
+        running = await serve(env());
+      }
+
+      const resent = await sendBulk(running, token, body);
+      assert.equal(resent.status, 200, resent.text ?? resent.error);
+      const answer = JSON.parse(resent.text!) as { errors: boolean; items: Record<string, { status: number }>[] };
+      assert.equal(answer.errors, false);
+      assert.equal(answer.items.length, EVENTS);
+      assert.ok(answer.items.every((item) => item.create.status === 201));
+      // Once more: a duplicate delivery changes nothing.
+      assert.equal((await sendBulk(running, token, body)).status, 200);
+      await stop(running);
+
+      let stored: Stored;
+      if (database) {
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        try {
+          stored = await storedIn(async (sql, params) => (await client.query(sql, params)).rows, patternId);
+        } finally {
+          await client.end();
+        }
+      } else {
+        const lite = await openPglite({ dataDir: join(dataDir, 'pgdata') });
+        try {
+          stored = await storedIn((sql, params) => lite.query(sql, params), patternId);
+        } finally {
+          await lite.close();
+        }
+      }
+      const expected = Array.from({ length: EVENTS }, (_, seq) => seq).filter(marked);
+      assert.equal(stored.events, EVENTS, 'every event stored, none twice');
+      assert.equal(stored.distinctEvents, EVENTS);
+      assert.deepEqual(stored.alertSeqs, expected, 'every expected alert exactly once');
+    });
+  });
+}
