@@ -13,7 +13,17 @@ import { sessionOf } from '../auth/access.js';
 import { newIngestToken } from './ingest-token.js';
 import { PATTERN_NOT_FOUND, changePattern, removePattern } from './service.js';
 import { PATTERN_COLUMNS, findPatternById, insertPattern, setPatternToken, type IndexPatternRow } from './store.js';
-import { EntityFieldsSchema, FieldMappingSchema, IndexPatternSchema, IndexPatternWithTokenSchema, PATTERN_NAME_RULE, patternView } from './view.js';
+import { checkPlaceholders, normaliseScope } from './scope-settings.js';
+import {
+  EntityFieldsSchema,
+  FieldMappingSchema,
+  IndexPatternSchema,
+  IndexPatternWithTokenSchema,
+  LogsourceScopeSchema,
+  PATTERN_NAME_RULE,
+  PlaceholdersSchema,
+  patternView,
+} from './view.js';
 
 const admin = { access: { auth: 'session' as const, role: 'admin' as const }, notFound: PATTERN_NOT_FOUND };
 const reader = { access: { auth: 'session' as const }, notFound: PATTERN_NOT_FOUND };
@@ -34,6 +44,8 @@ const SettingsFields = {
   is_default: Type.Optional(Type.Boolean()),
   retention_days: Type.Optional(Retention),
   entity_fields: Type.Optional(EntityFieldsSchema),
+  placeholders: Type.Optional(PlaceholdersSchema),
+  logsource_scope: Type.Optional(LogsourceScopeSchema),
 };
 
 const PresetSchema = Type.Object({
@@ -105,6 +117,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const body = request.body;
       checkPreset(body.preset);
+      checkPlaceholders(body.placeholders);
       const token = newIngestToken();
       const row = await ctx.db.transaction(async (tx) => {
         return insertPattern(tx, {
@@ -118,6 +131,8 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
           is_default: body.is_default ?? false,
           retention_days: body.retention_days ?? 7,
           entity_fields: body.entity_fields ?? {},
+          placeholders: body.placeholders ?? {},
+          logsource_scope: normaliseScope(body.logsource_scope),
           token_hash: token.hash,
           token_prefix: token.displayPrefix,
         });
@@ -170,7 +185,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
       config: admin,
       schema: {
         tags: ['index patterns'],
-        summary: 'Change an index pattern; new field mappings redeploy its deployed rules',
+        summary: 'Change an index pattern; new field mappings, placeholder values or log-source scope redeploy its deployed rules',
         params: IdParams,
         body: Type.Object(
           {
@@ -183,7 +198,9 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       checkPreset(request.body.preset);
-      const { row, redeployed } = await changePattern(ctx, request.params.id, request.body);
+      checkPlaceholders(request.body.placeholders);
+      const changes = request.body.logsource_scope === undefined ? request.body : { ...request.body, logsource_scope: normaliseScope(request.body.logsource_scope) };
+      const { row, redeployed } = await changePattern(ctx, request.params.id, changes);
       const actor = sessionOf(request).user.username;
       await recordAudit(ctx.db, {
         actor,

@@ -1,6 +1,8 @@
-// Index pattern changes that touch deployed rules: the new mappings, every deployed rule's check
-// against them and its rewritten stored query share one transaction, so a mapping change can never
-// leave a deployed rule with a stale or broken stored query (one failing check undoes it all).
+// Index pattern changes that touch deployed rules: the new mappings (placeholder values and log-source
+// scope included), every deployed rule's check against them and its rewritten stored query share one
+// transaction, so a change can never leave a deployed rule with a stale or broken stored query, nor a
+// deployed rule outside the scope or without a placeholder value it needs (one failing check undoes it
+// all).
 import type { AppContext } from '../http/context.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
 import { percolatorIndexName } from '../backends/backend.js';
@@ -10,7 +12,8 @@ import { countRulesOfPattern, deletePattern, findPatternById, updatePattern, typ
 
 export const PATTERN_NOT_FOUND = 'Index pattern not found';
 
-const MAPPING_KEYS: (keyof PatternChanges)[] = ['field_mappings', 'default_mapping', 'preset'];
+/** Settings that change what a deployed rule compiles to, or whether it may be deployed at all. */
+const MAPPING_KEYS: (keyof PatternChanges)[] = ['field_mappings', 'default_mapping', 'preset', 'placeholders', 'logsource_scope'];
 
 export async function changePattern(ctx: AppContext, id: string, changes: PatternChanges): Promise<{ row: IndexPatternRow; redeployed: number }> {
   const outcome = await ctx.db.transaction(async (tx) => {

@@ -22,6 +22,16 @@ export interface PatternSettings {
   is_default: boolean;
   retention_days: number;
   entity_fields: Partial<EntityFields>;
+  /** Values of Sigma `%placeholder%` names (`expand`), name → values. */
+  placeholders: Record<string, string[]>;
+  /** The log sources the pattern's events come from; null = any. */
+  logsource_scope: LogsourceScopeEntry[] | null;
+}
+
+export interface LogsourceScopeEntry {
+  product?: string;
+  category?: string;
+  service?: string;
 }
 
 export interface IndexPatternRow extends PatternSettings {
@@ -34,7 +44,7 @@ export interface IndexPatternRow extends PatternSettings {
 }
 
 export const PATTERN_COLUMNS =
-  'id, name, description, timestamp_field, default_mapping, field_mappings, preset, is_default, retention_days, entity_fields, ingest_token_prefix, created_at, updated_at';
+  'id, name, description, timestamp_field, default_mapping, field_mappings, preset, is_default, retention_days, entity_fields, placeholders, logsource_scope, ingest_token_prefix, created_at, updated_at';
 
 export async function findPatternById(db: Queryable, id: string): Promise<IndexPatternRow | undefined> {
   const [row] = await db.query<IndexPatternRow>(`SELECT ${PATTERN_COLUMNS} FROM index_patterns WHERE id = $1`, [id]);
@@ -67,16 +77,19 @@ export async function insertPattern(db: Queryable, p: NewPattern): Promise<Index
   if (p.is_default) await db.query('UPDATE index_patterns SET is_default = false WHERE is_default');
   const [row] = await db.query<IndexPatternRow>(
     `INSERT INTO index_patterns (id, name, description, timestamp_field, default_mapping, field_mappings, preset,
-        is_default, retention_days, entity_fields, ingest_token_hash, ingest_token_prefix)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+        is_default, retention_days, entity_fields, placeholders, logsource_scope, ingest_token_hash, ingest_token_prefix)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
      ON CONFLICT (name) DO NOTHING RETURNING ${PATTERN_COLUMNS}`,
     [p.id, p.name, p.description, p.timestamp_field, p.default_mapping, JSON.stringify(p.field_mappings), p.preset,
-      p.is_default, p.retention_days, JSON.stringify(p.entity_fields), p.token_hash, p.token_prefix],
+      p.is_default, p.retention_days, JSON.stringify(p.entity_fields), JSON.stringify(p.placeholders),
+      p.logsource_scope === null ? null : JSON.stringify(p.logsource_scope), p.token_hash, p.token_prefix],
   );
   return row;
 }
 
 export type PatternChanges = Partial<PatternSettings>;
+
+const JSON_COLUMNS = new Set(['field_mappings', 'entity_fields', 'placeholders', 'logsource_scope']);
 
 export async function updatePattern(db: Queryable, id: string, changes: PatternChanges): Promise<IndexPatternRow | undefined> {
   if (changes.is_default) await db.query('UPDATE index_patterns SET is_default = false WHERE is_default AND id <> $1', [id]);
@@ -84,7 +97,7 @@ export async function updatePattern(db: Queryable, id: string, changes: PatternC
   const params: unknown[] = [id];
   for (const [column, value] of Object.entries(changes)) {
     if (value === undefined) continue;
-    params.push(column === 'field_mappings' || column === 'entity_fields' ? JSON.stringify(value) : value);
+    params.push(JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value);
     sets.push(`${column} = $${params.length}`);
   }
   const [row] = await db.query<IndexPatternRow>(

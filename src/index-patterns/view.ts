@@ -21,6 +21,27 @@ export const EntityFieldsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Bounds: 200 placeholder names of up to 100 characters (no `%`), each with 1 to 1000 values of up to
+ * 1000 characters. */
+export const PlaceholdersSchema = Type.Record(
+  Type.String(),
+  Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { minItems: 1, maxItems: 1000 }),
+  {
+    maxProperties: 200,
+    description:
+      'Values of Sigma %placeholder% names (the expand modifier): name → values, OR-linked. Values are Sigma strings: * and ? are wildcards, \\* and \\? literal.',
+  },
+);
+
+const ScopeValue = Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9][a-z0-9_.-]*$' });
+export const LogsourceScopeEntrySchema = Type.Object(
+  { product: Type.Optional(ScopeValue), category: Type.Optional(ScopeValue), service: Type.Optional(ScopeValue) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export const LogsourceScopeSchema = Type.Union([Type.Array(LogsourceScopeEntrySchema, { maxItems: 100 }), Type.Null()], {
+  description: 'The log sources the events come from ([{product: "windows"}, {category: "process_creation"}]); null or [] = any',
+});
+
 export const IndexPatternSchema = Type.Object(
   {
     id: Uuid,
@@ -33,6 +54,8 @@ export const IndexPatternSchema = Type.Object(
     is_default: Type.Boolean(),
     retention_days: Type.Integer(),
     entity_fields: Type.Object({ source_ip: Type.Array(Type.String()), user: Type.Array(Type.String()), host: Type.Array(Type.String()) }),
+    placeholders: Type.Record(Type.String(), Type.Array(Type.String())),
+    logsource_scope: Type.Union([Type.Array(LogsourceScopeEntrySchema), Type.Null()]),
     percolator_index: Type.String(),
     ingest_token_prefix: Type.String({ description: 'The first characters of the ingest token, to recognise it' }),
     created_at: Timestamp,
@@ -58,6 +81,8 @@ export function patternView(row: IndexPatternRow) {
     is_default: row.is_default,
     retention_days: row.retention_days,
     entity_fields: effectiveEntityFields(row.entity_fields),
+    placeholders: row.placeholders ?? {},
+    logsource_scope: row.logsource_scope && row.logsource_scope.length > 0 ? row.logsource_scope : null,
     percolator_index: percolatorIndexName(row.name),
     ingest_token_prefix: row.ingest_token_prefix,
     created_at: row.created_at.toISOString(),

@@ -1,7 +1,7 @@
 // From YAML to a rule the service can store, deploy or test: the spec's validation order
 // (1) YAML syntax → 400, (2) Sigma schema and (3) required fields → 422, (4) every field mapped by the
-// index pattern → 422, then compilation (unsafe regexes, placeholders) → 422.
-import { compileRule, compileSafeRegex, parseRule, unmappedFields as unmappedBy, type CompiledRule, type Pipeline, type SigmaRule } from '../sigma/index.js';
+// index pattern → 422, then compilation (unsafe regexes; placeholders without values when testing) → 422.
+import { compileRule, compileSafeRegex, missingPlaceholders, parseRule, unmappedFields as unmappedBy, type CompiledRule, type Pipeline, type SigmaRule } from '../sigma/index.js';
 import { badRequest, unprocessable, type FieldError } from '../http/errors.js';
 import { pipelineOf } from '../index-patterns/pipeline.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
@@ -55,14 +55,31 @@ export function unmappedFields(rule: SigmaRule, pattern: IndexPatternRow, pipeli
   }));
 }
 
-/** Steps (4) and compilation for a pattern (or the field names as they are, without one). */
-export function compileFor(rule: SigmaRule, pattern: IndexPatternRow | undefined, detail: ValidationDetail): CompiledRule {
-  const pipeline = pattern ? pipelineOf(pattern) : undefined;
+/**
+ * Steps (4) and compilation for a pattern (or the field names as they are, without one). The pattern's
+ * log-source scope and placeholder values are deploy prerequisites (deployment.ts), not conditions of
+ * storing a rule: to store one (`purpose: 'store'`, the default for 'Validation failed') a placeholder
+ * without values compiles as a wildcard, so a rule can be kept until its pattern gives the values; to
+ * test one (the default for 'Rule validation failed') missing values are a 422 naming them, since the
+ * test would not answer what the deployed rule will do.
+ */
+export function compileFor(
+  rule: SigmaRule,
+  pattern: IndexPatternRow | undefined,
+  detail: ValidationDetail,
+  purpose: 'store' | 'test' = detail === 'Validation failed' ? 'store' : 'test',
+): CompiledRule {
+  const pipeline: Pipeline = { ...(pattern ? pipelineOf(pattern) : identityPipeline()), logsourceScope: undefined };
   if (pattern) {
     const unmapped = unmappedFields(rule, pattern, pipeline);
     if (unmapped.length > 0) throw unprocessable(detail, unmapped.flatMap((u) => u.errors));
   }
-  const compiled = compileRule(rule, pipeline ?? identityPipeline());
+  if (purpose === 'store') pipeline.unresolvedPlaceholders = 'wildcard';
+  else {
+    const missing = missingPlaceholders(rule, pattern?.placeholders);
+    if (missing.length > 0) throw unprocessable(detail, [{ field: 'detection', message: placeholdersMessage(missing, pattern) }]);
+  }
+  const compiled = compileRule(rule, pipeline);
   if (!compiled.ok) throw unprocessable(detail, withDetectionPaths(compiled.errors, rule.detection));
   return compiled.matcher;
 }
@@ -96,6 +113,12 @@ function regexErrors(detection: Record<string, unknown>): FieldError[] {
   };
   for (const [name, search] of Object.entries(detection)) if (name !== 'condition') visit(search, `detection.${name}`);
   return errors;
+}
+
+/** `placeholder(s) %a%, %b% have no values in index pattern 'p'` (or, without a pattern, that one is needed). */
+export function placeholdersMessage(missing: string[], pattern: Pick<IndexPatternRow, 'name'> | undefined): string {
+  const names = missing.map((n) => `%${n}%`).join(', ');
+  return pattern ? `placeholder(s) ${names} have no values in index pattern '${pattern.name}'` : `placeholder(s) ${names} have no values without an index pattern that gives them`;
 }
 
 function identityPipeline(): Pipeline {

@@ -1,13 +1,14 @@
 // Deploying a rule: the prerequisites of the spec (valid rule, an index pattern, every field mapped,
-// backend reachable) and the stored query in svc-percolator-{pattern}, written in the caller's
+// backend reachable), plus the pattern's own (the rule's log source within the pattern's log-source
+// scope, a value for every %placeholder% it uses), and the stored query in svc-percolator-{pattern}, written in the caller's
 // transaction so the rule's status and its stored query never disagree.
 import type { Queryable } from '../db/database.js';
 import { badRequest } from '../http/errors.js';
 import { percolatorIndexName, type SearchBackend, type StoredQuery } from '../backends/backend.js';
-import { compileRule, parseRule, type CompiledRule } from '../sigma/index.js';
+import { compileRule, describeLogsource, describeScope, missingPlaceholders, parseRule, scopeAdmits, type CompiledRule, type SigmaRule } from '../sigma/index.js';
 import { pipelineOf, pipelineSpecOf } from '../index-patterns/pipeline.js';
 import { findPatternById, type IndexPatternRow } from '../index-patterns/store.js';
-import { unmappedFields } from './analysis.js';
+import { placeholdersMessage, unmappedFields } from './analysis.js';
 import { markDeployed, markUndeployed } from './store.js';
 
 export const NO_INDEX_PATTERN = 'Validation failed: no index pattern configured';
@@ -28,7 +29,9 @@ export async function lockDeployments(tx: Queryable): Promise<void> {
 export const percolatorIdOf = (ruleId: string) => ruleId;
 
 /**
- * Checks the deploy prerequisites against a pattern; throws 400 `Validation failed: …`. Answers the
+ * Checks the deploy prerequisites against a pattern, in order: the rule validates, a pattern, the rule's
+ * log source within its scope, every field mapped, every placeholder given values, the detection
+ * compiles; throws 400 `Validation failed: …`. Answers the
  * pattern and the detection compiled for it, so the backend need not compile it again.
  */
 export function checkDeployable(yaml: string, pattern: IndexPatternRow | undefined): { pattern: IndexPatternRow; compiled: CompiledRule } {
@@ -37,12 +40,29 @@ export function checkDeployable(yaml: string, pattern: IndexPatternRow | undefin
     throw badRequest(parsed.kind === 'yaml' ? `Validation failed: ${parsed.message}` : `Validation failed: ${parsed.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
   }
   if (!pattern) throw badRequest(NO_INDEX_PATTERN);
+  checkInScope(parsed.rule, pattern);
   const pipeline = pipelineOf(pattern);
   const [unmapped] = unmappedFields(parsed.rule, pattern, pipeline);
   if (unmapped) throw badRequest(`Validation failed: field '${unmapped.field}' is not mapped in index pattern '${pattern.name}'`);
+  checkPlaceholderValues(parsed.rule, pattern);
   const compiled = compileRule(parsed.rule, pipeline);
   if (!compiled.ok) throw badRequest(`Validation failed: ${compiled.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
   return { pattern, compiled: compiled.matcher };
+}
+
+/** 400 when the rule's log source cannot occur among the pattern's log sources (its `logsource_scope`). */
+export function checkInScope(rule: SigmaRule, pattern: IndexPatternRow): void {
+  const scope = pattern.logsource_scope;
+  if (rule.kind !== 'detection' || !scope || scopeAdmits(scope, rule.logsource)) return;
+  throw badRequest(
+    `Validation failed: rule logsource (${describeLogsource(rule.logsource)}) is outside the log sources of index pattern '${pattern.name}' (${describeScope(scope)})`,
+  );
+}
+
+/** 400 naming every %placeholder% of the rule that the pattern gives no values. */
+export function checkPlaceholderValues(rule: SigmaRule, pattern: IndexPatternRow): void {
+  const missing = missingPlaceholders(rule, pattern.placeholders);
+  if (missing.length > 0) throw badRequest(`Validation failed: ${placeholdersMessage(missing, pattern)}`);
 }
 
 /** The stored query of a rule in a pattern, with the detection already compiled from exactly these. */

@@ -10,7 +10,7 @@ import type { CompiledRule } from '../sigma/index.js';
 import { pipelineSpecOf } from '../index-patterns/pipeline.js';
 import { findDefaultPattern, findPatternById, findPatternByName, type IndexPatternRow } from '../index-patterns/store.js';
 import { compileFor, contentOf, parseSigma } from './analysis.js';
-import { NO_INDEX_PATTERN, lockDeployments, percolatorIdOf, storedQueryOf } from './deployment.js';
+import { NO_INDEX_PATTERN, checkInScope, checkPlaceholderValues, lockDeployments, percolatorIdOf, storedQueryOf } from './deployment.js';
 import type { ImportDocument } from './import-sources.js';
 import { insertRulesWithVersions, type RuleContent } from './store.js';
 import type { Actor } from './service.js';
@@ -65,8 +65,11 @@ export async function importRules(
     }
     try {
       const sigma = parseSigma(doc.yaml, 'Validation failed');
+      // With deploy, each document meets the deploy prerequisites in deploy's order.
+      if (options.deploy && pattern) checkInScope(sigma, pattern);
       const compiled = compileFor(sigma, pattern, 'Validation failed');
       if (options.deploy && !pattern) throw badRequest(NO_INDEX_PATTERN);
+      if (options.deploy && pattern) checkPlaceholderValues(sigma, pattern);
       ready.push({ index, content: contentOf(sigma, doc.yaml, undefined, pattern?.id ?? null), compiled });
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;

@@ -7,7 +7,7 @@ import { NIL_UUID, assertError, createPattern, createRule, ingest, sigma, userAs
 
 const PATTERN_FIELDS = [
   'created_at', 'default_mapping', 'description', 'entity_fields', 'field_mappings', 'id', 'ingest_token_prefix', 'is_default', 'name',
-  'percolator_index', 'preset', 'retention_days', 'timestamp_field', 'updated_at',
+  'percolator_index', 'preset', 'retention_days', 'timestamp_field', 'updated_at', 'placeholders', 'logsource_scope',
 ].sort();
 
 describeEachDatabase('index patterns', (ctx) => {

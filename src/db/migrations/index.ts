@@ -4,6 +4,7 @@ import { sql as rules } from './002-rules.js';
 import { sql as exceptionUniqueness } from './003-exception-uniqueness.js';
 import { sql as alerts } from './004-alerts.js';
 import { sql as threatIntel } from './005-threat-intel.js';
+import { sql as patternScope } from './006-pattern-scope.js';
 import { sql as alertIndexes } from './007-alert-indexes.js';
 
 export interface Migration {
@@ -18,5 +19,6 @@ export const migrations: Migration[] = [
   { version: 3, name: 'exception uniqueness', sql: exceptionUniqueness },
   { version: 4, name: 'alerts', sql: alerts },
   { version: 5, name: 'threat intel', sql: threatIntel },
+  { version: 6, name: 'pattern scope', sql: patternScope },
   { version: 7, name: 'alert indexes', sql: alertIndexes },
 ];
