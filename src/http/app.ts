@@ -4,6 +4,7 @@ import Fastify from 'fastify';
 import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext, App } from './context.js';
+import { answerClientError } from './client-errors.js';
 import { HttpError, sendError, toHttpError } from './errors.js';
 import { trackRoutes } from './method-not-allowed.js';
 import { refuseUnexpectedBody } from './no-body.js';
@@ -59,6 +60,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       return sendError(reply, new HttpError(status, status === 414 ? 'URI Too Long' : 'Malformed URL'));
     },
     ajv: { customOptions: { removeAdditional: false } },
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
