@@ -17,12 +17,23 @@ const LOCK_FILE = 'vigil.lock';
 /** Lock files held by this process, so a second open in the same process is refused too. */
 const held = new Set<string>();
 
+/**
+ * Whether a process runs. A process killed a moment ago (kill -9) stays a zombie until its parent
+ * reaps it: it still answers signal 0 but holds nothing, so on Linux its state in /proc decides.
+ */
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // /proc/<pid>/stat: "pid (command) state …"; the command may hold spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return true;
   }
 }
 
