@@ -61,7 +61,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
-  const esCompatVersion = optional(env, 'ES_COMPAT_VERSION') ?? '8.17.0';
+  const esCompatVersion = optional(env, 'ES_COMPAT_VERSION') ?? '8.19.0';
   if (!/^\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(esCompatVersion)) {
     throw new ConfigError(`ES_COMPAT_VERSION must be a version such as 8.17.0, got '${esCompatVersion.slice(0, 40)}'`);
   }

@@ -4,6 +4,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
+import { ConfigError, loadConfig } from '../../../src/config.js';
 import { describeEachDatabase, loginAdmin, type Client } from '../../helpers/service.js';
 import { countRows, createPattern, createRule, equalsRule, type CreatedPattern, type Json } from '../../rules/fixtures.js';
 
@@ -236,3 +237,11 @@ describeEachDatabase(
   },
   { ES_COMPAT_VERSION: '8.18.2' },
 );
+
+test('ES_COMPAT_VERSION defaults to 8.19.0 and must be a version number', () => {
+  assert.equal(loadConfig({}).esCompatVersion, '8.19.0');
+  assert.equal(loadConfig({ ES_COMPAT_VERSION: '9.1.0' }).esCompatVersion, '9.1.0');
+  for (const bad of ['8', 'v8.17.0', '8.17.0-SNAPSHOT', '8.17.0; rm']) {
+    assert.throws(() => loadConfig({ ES_COMPAT_VERSION: bad }), (e: unknown) => e instanceof ConfigError && /ES_COMPAT_VERSION/.test((e as Error).message), bad);
+  }
+});
