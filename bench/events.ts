@@ -101,12 +101,24 @@ function binaryOf(image: string, rnd: () => number, known: Map<string, Binary>):
   return b;
 }
 
-function varyEvent(e: Record<string, unknown>, rnd: () => number, binaries: Map<string, Binary>, hosts: string[]): Record<string, unknown> {
+/** What the varied values are drawn from: the programs that run, the users and the hosts. */
+interface Fleet {
+  programs: readonly Program[];
+  argsOf: Map<string, readonly string[]>;
+  users: readonly string[];
+  hosts: readonly string[];
+}
+
+function fleetOf(programs: readonly Program[], users: readonly string[], hosts: readonly string[]): Fleet {
+  return { programs, argsOf: new Map(programs.map((p) => [p.image, p.args])), users, hosts };
+}
+
+function varyEvent(e: Record<string, unknown>, rnd: () => number, binaries: Map<string, Binary>, fleet: Fleet): Record<string, unknown> {
   const out: Record<string, unknown> = { ...e };
-  const program = pick(rnd, PROGRAMS);
+  const program = pick(rnd, fleet.programs);
   const image = program.image;
   const parent = pick(rnd, program.parents);
-  const parentArgs = PROGRAMS.find((p) => p.image === parent)?.args ?? [''];
+  const parentArgs = fleet.argsOf.get(parent) ?? [''];
   const binary = binaryOf(image, rnd, binaries);
   const commandLine = (img: string, args: string): string => (args ? `"${img}" ${args}` : `"${img}"`);
   const set = (k: string, v: unknown): void => {
@@ -123,8 +135,8 @@ function varyEvent(e: Record<string, unknown>, rnd: () => number, binaries: Map<
   set('Company', binary.company);
   set('FileVersion', binary.version);
   set('CurrentDirectory', `${image.slice(0, image.lastIndexOf('\\'))}\\`);
-  set('User', pick(rnd, USERS));
-  set('ParentUser', pick(rnd, USERS));
+  set('User', pick(rnd, fleet.users));
+  set('ParentUser', pick(rnd, fleet.users));
   set('Hashes', binary.hashes);
   set('ProcessGuid', guid(rnd));
   set('ParentProcessGuid', guid(rnd));
@@ -139,7 +151,7 @@ function varyEvent(e: Record<string, unknown>, rnd: () => number, binaries: Map<
   set('Details', rnd() < 0.5 ? `DWORD (0x0000000${Math.floor(rnd() * 10)})` : `C:\\ProgramData\\Contoso\\${word(rnd)}.cfg`);
   set('PipeName', `\\${word(rnd)}_${hex(rnd, 6)}`);
   set('ScriptBlockText', `Get-ChildItem ${pick(rnd, FILE_DIRS)} | Select-Object -First ${Math.floor(rnd() * 20)}`);
-  set('Computer', pick(rnd, hosts));
+  set('Computer', pick(rnd, fleet.hosts));
   return out;
 }
 
@@ -156,10 +168,50 @@ export function benchEvents(corpusDir: string, count: number, seed = 42, matchin
   const rnd = prng(seed);
   const binaries = new Map<string, Binary>();
   const hosts = Array.from({ length: HOSTS }, () => `ws-${word(rnd)}.corp.example`);
+  const fleet = fleetOf(PROGRAMS, USERS, hosts);
   const lines: string[] = [];
   for (let i = 0; i < count; i++) {
     const e = pick(rnd, base);
-    lines.push(JSON.stringify(rnd() < matchingShare ? e : varyEvent(e, rnd, binaries, hosts)));
+    lines.push(JSON.stringify(rnd() < matchingShare ? e : varyEvent(e, rnd, binaries, fleet)));
+  }
+  return lines;
+}
+
+const PARENTS = [`${SYS}\\services.exe`, `${SYS}\\svchost.exe`, 'C:\\Windows\\explorer.exe'];
+const VENDOR_ROOTS = ['C:\\Program Files', 'C:\\Program Files (x86)'];
+
+/**
+ * Events of a large fleet, as an ingest pipeline receives them: the programs above plus `programs`
+ * installed applications (each its own image under Program Files with its own arguments), `users`
+ * domain accounts, `hosts` machines, and an `@timestamp` within the `spanMs` before `endMs`; about
+ * `matchingShare` are unmodified regression (matching) events, stamped likewise.
+ */
+export function fleetEvents(
+  corpusDir: string,
+  count: number,
+  options: { seed?: number; matchingShare?: number; programs?: number; users?: number; hosts?: number; endMs?: number; spanMs?: number } = {},
+): string[] {
+  const { seed = 7, matchingShare = 0.01, endMs = Date.now(), spanMs = 24 * 3600 * 1000 } = options;
+  const base = regressionEvents(corpusDir);
+  const rnd = prng(seed);
+  const binaries = new Map<string, Binary>();
+  const installed: Program[] = Array.from({ length: options.programs ?? 3000 }, () => {
+    const folder = `${pick(rnd, VENDOR_ROOTS)}\\${word(rnd)}\\${word(rnd)}`;
+    return {
+      image: `${folder}\\${word(rnd)}.exe`,
+      parents: [pick(rnd, PARENTS)],
+      args: [`--${word(rnd)}`, `/${word(rnd)} "${folder}\\${word(rnd)}.cfg"`, ''],
+    };
+  });
+  const users = Array.from({ length: options.users ?? 2000 }, () => `CORP\\${word(rnd)}.${word(rnd)}`);
+  const hosts = Array.from({ length: options.hosts ?? 5000 }, () => `ws-${word(rnd)}-${Math.floor(rnd() * 1000)}.corp.example`);
+  const fleet = fleetOf([...PROGRAMS, ...installed], [...USERS, ...users], hosts);
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const e = pick(rnd, base);
+    const event = rnd() < matchingShare ? { ...e } : varyEvent(e, rnd, binaries, fleet);
+    event['@timestamp'] = new Date(endMs - Math.floor(rnd() * spanMs)).toISOString();
+    lines.push(JSON.stringify(event));
   }
   return lines;
 }

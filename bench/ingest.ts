@@ -1,0 +1,181 @@
+// Ingest end to end (`BENCH=ingest`): the real service over HTTP, on the embedded database and on
+// PostgreSQL. Two index patterns with preset windows-thor: one with the whole SigmaHQ `rules/` folder
+// imported and deployed, one with no rule. NDJSON batches of fleet events (bench/events.ts
+// fleetEvents: thousands of images, command lines, users and hosts) are posted over a few concurrent
+// connections to each pattern in turn, the same events to both, halves interleaved so table growth
+// weighs on both alike. Prints events/s by wall time and per CPU second of the service process, the
+// ratio with rules ÷ without, and storage per event against the events' JSON size.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { loadavg } from 'node:os';
+import { zipSync } from 'fflate';
+import { fleetEvents } from './events.js';
+import { BenchService, benchDatabases, type BenchDatabase } from './service.js';
+import { buildCatalog, getPreset } from '../src/sigma/index.js';
+import { openPglite } from '../src/db/pglite.js';
+
+const EVENTS = Number(process.env.BENCH_INGEST_EVENTS ?? 60_000);
+const BATCH = Number(process.env.BENCH_INGEST_BATCH ?? 2000);
+const CONCURRENCY = Number(process.env.BENCH_INGEST_CONCURRENCY ?? 4);
+
+const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
+const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
+
+function ruleFiles(dir: string): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((n) => {
+      const p = join(dir, n);
+      return statSync(p).isDirectory() ? ruleFiles(p) : /\.ya?ml$/.test(n) ? [p] : [];
+    });
+}
+
+/**
+ * The rules folder as a zip upload, without the rules that match an event holding none of their fields
+ * under `preset` (a Zeek rule made only of `not …` matches every Windows event: deployed on a Windows
+ * pattern, it raises an alert per event, which no one deploys). Answers the zip and the left-out titles.
+ */
+export function rulesZip(rulesDir: string, preset = 'windows-thor'): { zip: Uint8Array; left: string[] } {
+  const sources = ruleFiles(rulesDir).map((path) => ({ path, text: readFileSync(path, 'utf8') }));
+  const catalog = buildCatalog(sources, getPreset(preset)!);
+  const vacuous = new Set(catalog.index.match({}));
+  const left = catalog.rules.filter((_, i) => vacuous.has(i));
+  const leftOut = new Set(left.map((r) => r.path));
+  const entries: Record<string, Uint8Array> = {};
+  for (const { path, text } of sources) if (!leftOut.has(path)) entries[relative(rulesDir, path)] = Buffer.from(text);
+  return { zip: zipSync(entries, { level: 1 }), left: left.map((r) => r.title) };
+}
+
+/** Imports and deploys the rules into `pattern`; answers the import's counts and its wall time. */
+export async function importRules(service: BenchService, pattern: string, zip: Uint8Array): Promise<{ created: number; deployed: number; failed: number; ms: number }> {
+  const t0 = performance.now();
+  const data = await service.ok('POST', `/api/rules/import?deploy=true&index_pattern=${encodeURIComponent(pattern)}`, zip, { 'content-type': 'application/zip' });
+  return { created: data.created, deployed: data.deployed, failed: data.failed.length, ms: performance.now() - t0 };
+}
+
+function batches(lines: string[]): Buffer[] {
+  const out: Buffer[] = [];
+  for (let i = 0; i < lines.length; i += BATCH) out.push(Buffer.from(lines.slice(i, i + BATCH).join('\n') + '\n'));
+  return out;
+}
+
+interface Pass {
+  events: number;
+  wallMs: number;
+  cpuMs: number;
+  alerts: number;
+}
+
+/** Posts the bodies over CONCURRENCY connections; answers wall and service CPU time. */
+async function post(service: BenchService, pattern: string, token: string, bodies: Buffer[]): Promise<Pass> {
+  let next = 0;
+  let events = 0;
+  let alerts = 0;
+  const cpu0 = service.cpuMs();
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++];
+        const data = await service.ok('POST', `/api/logs/${pattern}`, body, { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' });
+        if (data.rejected) throw new Error(`events rejected: ${JSON.stringify(data.errors.slice(0, 3))}`);
+        events += data.accepted;
+        alerts += data.alerts_created;
+      }
+    }),
+  );
+  return { events, wallMs: performance.now() - t0, cpuMs: service.cpuMs() - cpu0, alerts };
+}
+
+function add(a: Pass, b: Pass): Pass {
+  return { events: a.events + b.events, wallMs: a.wallMs + b.wallMs, cpuMs: a.cpuMs + b.cpuMs, alerts: a.alerts + b.alerts };
+}
+
+/** Bytes the events of a pattern take in the database: the events table with its indexes and TOAST. */
+const STORAGE_SQL = `SELECT pg_total_relation_size('events')::bigint AS events, pg_relation_size('events')::bigint AS heap,
+  pg_indexes_size('events')::bigint AS indexes, (SELECT count(*) FROM events)::bigint AS n`;
+
+interface Storage {
+  events: number;
+  heap: number;
+  indexes: number;
+  n: number;
+}
+
+async function storageOf(service: BenchService): Promise<Storage> {
+  if (service.kind === 'postgres') {
+    const client = await service.sql();
+    try {
+      const row = (await client.query(STORAGE_SQL)).rows[0];
+      return { events: Number(row.events), heap: Number(row.heap), indexes: Number(row.indexes), n: Number(row.n) };
+    } finally {
+      await client.end();
+    }
+  }
+  await service.stop();
+  const db = await openPglite({ dataDir: service.pgdata });
+  try {
+    const [row] = await db.query<{ events: number; heap: number; indexes: number; n: number }>(STORAGE_SQL);
+    return row;
+  } finally {
+    await db.close();
+  }
+}
+
+async function benchOne(kind: BenchDatabase, zip: Uint8Array, lines: string[], warm: string[]): Promise<string[]> {
+  const out: string[] = [];
+  const service = await BenchService.start(kind);
+  try {
+    const rules = await service.createPattern('bench-rules', { preset: 'windows-thor' });
+    const none = await service.createPattern('bench-none', { preset: 'windows-thor' });
+    const imported = await importRules(service, 'bench-rules', zip);
+    out.push(`  rules: ${imported.created} imported, ${imported.deployed} deployed, ${imported.failed} refused, in ${(imported.ms / 1000).toFixed(1)} s (load ${load()})`);
+    // Warm-up: JIT, lazily built scanners, first pages of the tables.
+    for (const p of [none, rules]) await post(service, p === rules ? 'bench-rules' : 'bench-none', p.token, batches(warm));
+    const dirBefore = service.dataDirBytes();
+    const bodies = batches(lines);
+    const half = Math.ceil(bodies.length / 2);
+    let withRules: Pass = { events: 0, wallMs: 0, cpuMs: 0, alerts: 0 };
+    let without: Pass = { ...withRules };
+    for (const part of [bodies.slice(0, half), bodies.slice(half)]) {
+      without = add(without, await post(service, 'bench-none', none.token, part));
+      withRules = add(withRules, await post(service, 'bench-rules', rules.token, part));
+    }
+    const loadAfter = load();
+    const dirAfter = service.dataDirBytes();
+    const storage = await storageOf(service);
+    const jsonBytes = lines.reduce((s, l) => s + Buffer.byteLength(l), 0) / lines.length;
+    const wallRate = (p: Pass) => (p.events / p.wallMs) * 1000;
+    const cpuRate = (p: Pass) => (p.events / p.cpuMs) * 1000;
+    const ratio = wallRate(withRules) / wallRate(without);
+    const cpuRatio = cpuRate(withRules) / cpuRate(without);
+    const perEvent = storage.events / storage.n;
+    const target = kind === 'postgres' ? 20_000 : 10_000;
+    const check = (ok: boolean) => (ok ? 'OK  ' : 'MISS');
+    out.push(
+      `  no rule deployed     ${fmt(wallRate(without)).padStart(8)} events/s wall, ${fmt(cpuRate(without)).padStart(8)} events per service CPU second`,
+      `  3,000+ rules deployed${fmt(wallRate(withRules)).padStart(8)} events/s wall, ${fmt(cpuRate(withRules)).padStart(8)} events per service CPU second; ${fmt(withRules.alerts)} alerts`,
+      `  ${check(ratio >= 0.7)} with rules ÷ without = ${ratio.toFixed(2)} by wall time, ${cpuRatio.toFixed(2)} by service CPU (target ≥ 0.7)`,
+      `  ${check(wallRate(withRules) >= target)} ingest with rules = ${fmt(wallRate(withRules))} events/s (target ≥ ${fmt(target)})`,
+      `  ${check(perEvent / jsonBytes <= 2)} storage: ${fmt(perEvent)} bytes per event in the events table (heap ${fmt(storage.heap / storage.n)}, indexes ${fmt(storage.indexes / storage.n)}) ` +
+        `for ${fmt(jsonBytes)} bytes of JSON = ${(perEvent / jsonBytes).toFixed(2)}× (target ≤ 2×)` +
+        (kind === 'pglite' ? `; data directory grew ${fmt((dirAfter - dirBefore) / (withRules.events + without.events))} bytes per event` : ''),
+      `  (${fmt(withRules.events + without.events)} events in ${BATCH}-event batches over ${CONCURRENCY} connections; load average after: ${loadAfter})`,
+    );
+  } finally {
+    await service.drop();
+  }
+  return out;
+}
+
+export async function ingestBench(corpus: string): Promise<void> {
+  const rulesDir = join(corpus, 'sigma-rules/rules');
+  const { zip, left } = rulesZip(rulesDir);
+  process.stdout.write(`\ningest: rules of ${rulesDir} but ${left.length} that match any event under windows-thor (${left.join('; ')})\n`);
+  const lines = fleetEvents(corpus, EVENTS, { seed: 11 });
+  const warm = fleetEvents(corpus, Math.min(EVENTS, 2 * BATCH), { seed: 12 });
+  for (const kind of benchDatabases()) {
+    process.stdout.write(`\ningest over HTTP — ${kind === 'pglite' ? 'embedded database (PGlite)' : 'PostgreSQL'}, load average ${load()}\n`);
+    process.stdout.write((await benchOne(kind, zip, lines, warm)).join('\n') + '\n');
+  }
+}
