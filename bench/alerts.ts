@@ -1,0 +1,2 @@
+// Alert list and stats latencies (`BENCH=alerts`).
+export async function alertsBench(): Promise<void> {}
