@@ -1,15 +1,25 @@
 // Command-line arguments of `vigil scan`. Promises: `--rules` takes one or more paths (up to the next
-// argument that starts with `-`) and may be repeated;
+// argument that starts with `-`) and may be repeated; `--map` and `--scope` may be repeated, the other
+// options given once;
 // every option also accepts the `--option=value` form; anything else is a UsageError with a message.
-import { listPresets } from '../sigma/index.js';
+import { listPresets, SCOPE_KEYS, type LogsourceKeys } from '../sigma/index.js';
 
 export const SCAN_USAGE = `usage: vigil scan --rules <file|dir>... --events <file.ndjson|-> [--pipeline <preset>]
+                 [--map <SigmaField>=<event.field>]... [--placeholders <file.yml|json>]
+                 [--scope <attribute>:<value>[,<attribute>:<value>]...]...
 
-  --rules      Sigma rule files or directories (searched recursively for .yml/.yaml); repeatable
-  --events     newline-delimited JSON events; '-' reads standard input
-  --pipeline   field-mapping preset (default sigma-native): ${listPresets()
+  --rules        Sigma rule files or directories (searched recursively for .yml/.yaml); repeatable
+  --events       newline-delimited JSON events; '-' reads standard input
+  --pipeline     field-mapping preset (default sigma-native): ${listPresets()
   .map((p) => p.name)
   .join(', ')}
+  --map          map a Sigma field onto an event field, before the preset's mappings; repeatable
+                 (several for one Sigma field: any of the event fields may match)
+  --placeholders values of %placeholder% names (expand): a YAML or JSON mapping of name to a value or
+                 a list of values (Sigma strings: * and ? are wildcards)
+  --scope        a log source the events come from, as product:, category: and service: attributes
+                 (--scope product:windows,service:sysmon); repeatable, one log source each; rules of
+                 other log sources are left out and counted
 
 Prints one JSON line per match to stdout:
   {"event": <0-based line number>, "rule_id": ..., "rule_title": ..., "level": ..., "rule_path": ...}
@@ -22,6 +32,37 @@ export interface ScanArgs {
   rules: string[];
   events: string;
   pipeline: string;
+  /** `--map` pairs, in the order given. */
+  maps: { sigmaField: string; targetField: string }[];
+  placeholders?: string;
+  scope: LogsourceKeys[];
+}
+
+const SCOPE_ATTRIBUTES: readonly string[] = SCOPE_KEYS;
+
+/** `product:windows,service:sysmon` → {product: 'windows', service: 'sysmon'}. */
+function scopeEntry(text: string): LogsourceKeys {
+  const entry: Record<string, string> = {};
+  for (const part of text.split(',')) {
+    const colon = part.indexOf(':');
+    const key = colon === -1 ? '' : part.slice(0, colon).trim();
+    const value = colon === -1 ? '' : part.slice(colon + 1).trim();
+    if (!SCOPE_ATTRIBUTES.includes(key) || value === '') {
+      throw new UsageError(`--scope ${text}: expected <attribute>:<value> pairs separated by commas, attributes ${SCOPE_KEYS.join(', ')}`);
+    }
+    if (Object.hasOwn(entry, key)) throw new UsageError(`--scope ${text}: ${key} given twice`);
+    entry[key] = value;
+  }
+  return entry;
+}
+
+/** `Image=process.executable` → the pair (split at the first '='). */
+function mapping(text: string): { sigmaField: string; targetField: string } {
+  const eq = text.indexOf('=');
+  const sigmaField = eq === -1 ? '' : text.slice(0, eq);
+  const targetField = eq === -1 ? '' : text.slice(eq + 1);
+  if (sigmaField === '' || targetField === '') throw new UsageError(`--map ${text}: expected <SigmaField>=<event.field>`);
+  return { sigmaField, targetField };
 }
 
 export class UsageError extends Error {}
@@ -30,6 +71,9 @@ export function parseScanArgs(argv: string[]): ScanArgs | 'help' {
   const rules: string[] = [];
   let events: string | undefined;
   let pipeline: string | undefined;
+  let placeholders: string | undefined;
+  const maps: ScanArgs['maps'] = [];
+  const scope: LogsourceKeys[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
@@ -58,9 +102,16 @@ export function parseScanArgs(argv: string[]): ScanArgs | 'help' {
     } else if (name === '--pipeline') {
       if (pipeline !== undefined) throw new UsageError('--pipeline given twice');
       pipeline = value();
+    } else if (name === '--map') {
+      maps.push(mapping(value()));
+    } else if (name === '--placeholders') {
+      if (placeholders !== undefined) throw new UsageError('--placeholders given twice');
+      placeholders = value();
+    } else if (name === '--scope') {
+      scope.push(scopeEntry(value()));
     } else throw new UsageError(`unknown argument '${arg}'`);
   }
   if (rules.length === 0) throw new UsageError('--rules is required');
   if (events === undefined) throw new UsageError('--events is required');
-  return { rules, events, pipeline: pipeline ?? 'sigma-native' };
+  return { rules, events, pipeline: pipeline ?? 'sigma-native', maps, scope, ...(placeholders === undefined ? {} : { placeholders }) };
 }

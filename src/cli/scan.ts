@@ -7,10 +7,13 @@
 // when the events cannot be read, no rule loaded, no line of a non-empty input was an event, or results
 // could not be written, 130 on Ctrl-C (after writing what was found and the summary). Messages about
 // lines give the 1-based line with its 0-based event number (the `event` of the results). Under a pipeline
-// that reads flat Windows events, events in evtx_dump's shape are flattened first.
+// that reads flat Windows events, events in evtx_dump's shape are flattened first (and NXLog or Sentinel
+// events reshaped under their presets). --map, --placeholders and --scope give the scan what an index
+// pattern gives deployed rules (scan-pipeline.ts); rules outside --scope are left out and counted.
 import { createReadStream, fstatSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { buildCatalog, eventShaperOf, EventTooDeepError, getPreset, listPresets } from '../sigma/index.js';
+import { buildCatalog, describeScope, eventShaperOf, EventTooDeepError, getPreset, listPresets, type Pipeline } from '../sigma/index.js';
+import { scanPipeline } from './scan-pipeline.js';
 import { ndjsonBatches, MAX_LINE_CHARS } from './ndjson-lines.js';
 import { readRuleSources } from './rule-files.js';
 import type { Unreadable } from './rule-files.js';
@@ -79,9 +82,17 @@ export async function scan(argv: string[]): Promise<number> {
     process.stdout.write(SCAN_USAGE);
     return 0;
   }
-  const pipeline = getPreset(args.pipeline);
-  if (!pipeline) {
+  const preset = getPreset(args.pipeline);
+  if (!preset) {
     say(`unknown pipeline '${args.pipeline}' (presets: ${listPresets().map((p) => p.name).join(', ')})`);
+    return 2;
+  }
+  let pipeline: Pipeline;
+  try {
+    pipeline = scanPipeline(preset, args);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    say(e.message);
     return 2;
   }
   const problem = eventsProblem(args.events);
@@ -98,6 +109,7 @@ export async function scan(argv: string[]): Promise<number> {
   const loadMs = performance.now() - loadStart;
   for (const r of rejected) say(`rule rejected: ${r.path}: ${r.reason}`);
   for (const w of catalog.warnings) say(`warning: ${w}`);
+  if (catalog.outOfScope > 0) say(`warning: ${catalog.outOfScope} rules left out: their log source is outside --scope (${describeScope(args.scope)})`);
   if (catalog.rules.length === 0) {
     say(`no rule loaded (${rejected.length} rejected): nothing to scan for`);
     return 1;
@@ -213,7 +225,7 @@ export async function scan(argv: string[]): Promise<number> {
   say(
     `${events} events scanned${stopped} (${bad} bad lines skipped${mangled ? `, ${mangled} lines not valid UTF-8` : ''}), ` +
       `${catalog.rules.length} rules${filters} loaded in ${Math.round(loadMs)} ms, ` +
-      `${rejected.length} rules rejected, ${matches} matches, ${rate} events/s`,
+      `${rejected.length} rules rejected${catalog.outOfScope ? `, ${catalog.outOfScope} rules out of scope` : ''}, ${matches} matches, ${rate} events/s`,
   );
   if (out.failure) {
     say(`cannot write results: ${out.failure.message}`);

@@ -1,14 +1,15 @@
 // A rule catalogue for scanning: Sigma texts (with the path they came from) → compiled rules in a
 // RuleIndex, plus the metadata a match report needs and the reasons rules were rejected. Pure (the caller
 // reads the files). Promises: never throws for rule content; every document of every source either ends up
-// in the index, or is a Sigma filter (AND-ed into the rules it names, sigma-notes §8), or is in `rejected`
-// with a reason (correlation rules too: they need event history, scan matches single events); a source
+// in the index, or is a Sigma filter (AND-ed into the rules it names, sigma-notes §8), or is outside the
+// pipeline's log-source scope (counted in `outOfScope`), or is in `rejected` with a reason (correlation rules too: they need event history, scan matches single events); a source
 // holding no document is rejected as such; `warnings` reports rules sharing an id (both are kept) and the
 // rule set's other oddities (catalog-warnings.ts).
 import { parseRules } from '../load/parse-rule.js';
 import { compileRule } from '../compile-rule.js';
 import { RuleIndex } from '../index/rule-index.js';
 import { catalogWarnings } from './catalog-warnings.js';
+import { scopeAdmits } from '../pipeline/logsource-scope.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { FieldError, Level, SigmaRule } from '../rule.js';
 
@@ -35,6 +36,8 @@ export interface RuleCatalog {
   rejected: RejectedRule[];
   /** Number of Sigma filter documents applied. */
   filters: number;
+  /** Rules left out because their log source is outside the pipeline's log-source scope. */
+  outOfScope: number;
   warnings: string[];
 }
 
@@ -76,7 +79,13 @@ export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline):
   }
   const firstWithId = new Map<string, { path: string; doc: number }>();
   const loaded: SigmaRule[] = [];
+  let outOfScope = 0;
   for (const { path, rule, which, doc } of detections) {
+    // Rules of log sources the events cannot hold are left out (counted), not rejected one by one.
+    if (!scopeAdmits(pipeline.logsourceScope, rule.logsource)) {
+      outOfScope++;
+      continue;
+    }
     const compiled = guarded(() => compileRule(rule, pipeline, { filters }), (reason) => rejected.push({ path, reason: which + reason }));
     if (compiled === undefined) continue;
     if (!compiled.ok) {
@@ -96,5 +105,5 @@ export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline):
     loaded.push(rule);
   }
   warnings.push(...catalogWarnings(pipeline, loaded, filters, index, rules.map((r) => r.title)));
-  return { index, rules, rejected, filters: filters.length, warnings };
+  return { index, rules, rejected, filters: filters.length, outOfScope, warnings };
 }
