@@ -21,8 +21,16 @@ export function sseEvent(event: string, data: unknown, id?: number): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/** Each change is delivered to every open stream: it is serialised once. */
+const serialised = new WeakMap<AlertChange, string>();
+
 export function changeEvent(change: AlertChange): string {
-  return sseEvent(STREAM_EVENTS[change.kind], { seq: change.seq, kind: change.kind, alert: change.alert }, change.seq);
+  let text = serialised.get(change);
+  if (text === undefined) {
+    text = sseEvent(STREAM_EVENTS[change.kind], { seq: change.seq, kind: change.kind, alert: change.alert }, change.seq);
+    serialised.set(change, text);
+  }
+  return text;
 }
 
 /** A comment line: ignored by clients, keeps proxies from closing an idle connection. */

@@ -18,6 +18,8 @@ export interface AlertStreamOptions extends Partial<AlertStreamSettings> {
 }
 
 const EVENT_ID = /^[0-9]{1,15}$/;
+/** How long an ended stream may take to deliver what it still has queued. */
+const FINISH_GRACE_MS = 5000;
 const EVENT_ID_MESSAGE = 'must be an event id of this stream (a non-negative integer)';
 
 const StreamQuery = Type.Object(
@@ -85,6 +87,14 @@ export function alertStreamRoutes(app: App, ctx: AppContext, options: AlertStrea
       });
       registry.admit(user.id, stream);
       reply.raw.on('close', () => stream.end());
+      // An ended stream's last bytes may sit behind a reader that stopped reading: its connection is
+      // cut after a grace period, so it holds no memory and does not delay the server's shutdown.
+      stream.whenEnded(() => {
+        if (reply.raw.writableFinished || reply.raw.destroyed) return;
+        const cut = setTimeout(() => reply.raw.destroy(), FINISH_GRACE_MS);
+        cut.unref();
+        reply.raw.once('close', () => clearTimeout(cut));
+      });
       try {
         await stream.open(resumeAfter);
       } catch (error) {

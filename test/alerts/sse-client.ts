@@ -56,7 +56,10 @@ export class SseStream {
     for (;;) {
       const at = this.messages.findIndex(match);
       if (at >= 0) return this.messages.splice(0, at + 1);
-      if (this.ended) throw new Error(`the stream ended before ${what}; left: ${JSON.stringify(this.messages)}`);
+      if (this.ended) {
+        const left = this.messages.map((m) => m.event ?? (m.retry ? 'retry' : 'comment'));
+        throw new Error(`the stream ended before ${what}; ${left.length} messages left, the last: ${left.slice(-5).join(', ')}`);
+      }
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
   }
@@ -77,6 +80,15 @@ export class SseStream {
 
   close(): void {
     this.response.destroy();
+  }
+
+  /** Stops reading from the connection (a reader that fell behind), until `resume`. */
+  pause(): void {
+    this.response.pause();
+  }
+
+  resume(): void {
+    this.response.resume();
   }
 
   private notify(): void {

@@ -17,7 +17,7 @@ import { createRule, ingest, setUpTeam, sigma, type CreatedPattern } from '../ru
 import { listening, openStream, type SseStream } from './sse-client.js';
 
 const STREAM = '/api/alerts/stream';
-const OPTIONS = { alertStream: { heartbeatMs: 100, pollMs: 60_000, maxPerUser: 3, maxReplay: 3 } };
+const OPTIONS = { alertStream: { heartbeatMs: 100, pollMs: 60_000, maxPerUser: 3, maxReplay: 3, maxBufferedBytes: 64 * 1024 } };
 const config = () => loadConfig({ ADMIN_PASSWORD, DATA_DIR: '/nonexistent-test-dir' });
 
 let counter = 0;
@@ -254,6 +254,27 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(get.responses['200'].content['text/event-stream']);
       assert.ok(get.responses['429']);
       assert.deepEqual(get.parameters.map((p: { name: string }) => p.name), ['last_event_id']);
+    });
+
+    test('a reader that stops reading is dropped once its queue passes the bound, after what it was sent', async () => {
+      const s = track(await stream(base, viewer));
+      s.pause();
+      const maxSeq = async () => (await service.db.query<{ seq: number }>('SELECT max(seq) AS seq FROM alert_changes'))[0].seq;
+      const before = await maxSeq();
+      await service.db.query(
+        `INSERT INTO alerts (id, rule_id, rule_title, severity, severity_rank, level, index_pattern, event_hash, event_time, event)
+         SELECT gen_random_uuid(), $1, 'Bulk', 'low', 1, 'low', 'win', 'bulk-' || g, now(), '{}' FROM generate_series(1, 3000) g`,
+        [randomUUID()],
+      );
+      assert.equal((await maxSeq()) - before, 3000);
+      s.resume();
+      const ids = (await s.end()).filter((m) => m.id !== undefined).map((m) => Number(m.id));
+      assert.ok(ids.length > 0 && ids.length < 3000, `the stream ended after ${ids.length} of 3000 changes`);
+      assert.deepEqual(ids, Array.from({ length: ids.length }, (_, i) => before + 1 + i), 'what was sent is whole and in order');
+      // The reader resumes where it stopped.
+      const again = track(await stream(base, viewer, { 'last-event-id': String(ids[ids.length - 1]) }));
+      assert.deepEqual((await again.nextEvent('alerts.reload')).data, { reason: 'too_many_missed', replayed: 3 });
+      again.close();
     });
 
     test('closing the service ends open streams', async () => {
