@@ -3,6 +3,7 @@
 // and comments. Alerts themselves are written by detection (store.ts).
 import type { Queryable } from '../db/database.js';
 import { Conditions, paginate, type ListQuery, type Page } from '../http/lists.js';
+import { countAlerts } from './counts.js';
 import type { Enrichment } from '../threat-intel/enricher.js';
 import { severityRank, type Severity } from './severity.js';
 import type { AlertStatus } from './view.js';
@@ -102,10 +103,30 @@ export function alertConditions(q: AlertListQuery): Conditions {
   return where;
 }
 
-export async function pageAlerts(db: Queryable, q: AlertListQuery): Promise<Page<AlertRow>> {
+/** A search counts its matches up to this many (a common word may match every alert; counting a
+ * million matches means reading a million events). */
+export const SEARCH_COUNT_LIMIT = 10_000;
+
+/** True when alert_counts can give the total: no filter beyond status, severity, rule and index pattern. */
+const countable = (q: AlertListQuery) => !q.created_after && !q.created_before && !q.search && !q.host && !q.user && !q.source_ip;
+
+async function countMatches(db: Queryable, where: Conditions, limit?: number): Promise<number> {
+  const from = limit === undefined ? `alerts ${where.sql}` : `(SELECT 1 FROM alerts ${where.sql} LIMIT ${limit + 1}) matches`;
+  const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${from}`, where.params);
+  return total;
+}
+
+export interface AlertPage extends Page<AlertRow> {
+  /** False when a search matched more than SEARCH_COUNT_LIMIT alerts: total is that limit. */
+  total_exact: boolean;
+}
+
+export async function pageAlerts(db: Queryable, q: AlertListQuery): Promise<AlertPage> {
   const where = alertConditions(q);
   const direction = q.sort_order === 'asc' ? 'ASC' : 'DESC';
-  const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM alerts ${where.sql}`, where.params);
+  let total = countable(q) ? await countAlerts(db, where) : await countMatches(db, where, q.search ? SEARCH_COUNT_LIMIT : undefined);
+  const exact = total <= SEARCH_COUNT_LIMIT || !q.search;
+  if (!exact) total = SEARCH_COUNT_LIMIT;
   const offset = (q.page - 1) * q.page_size;
   const items = await db.query<AlertRow>(
     `SELECT ${ALERT_COLUMNS} FROM alerts ${where.sql}
@@ -113,7 +134,7 @@ export async function pageAlerts(db: Queryable, q: AlertListQuery): Promise<Page
      LIMIT ${q.page_size} OFFSET ${offset}`,
     where.params,
   );
-  return { items, total, page: q.page, page_size: q.page_size, pages: Math.ceil(total / q.page_size) };
+  return { items, total, total_exact: exact, page: q.page, page_size: q.page_size, pages: Math.ceil(total / q.page_size) };
 }
 
 export async function findAlert(db: Queryable, id: string): Promise<AlertDetailRow | undefined> {

@@ -7,7 +7,7 @@ import { NOT_BLANK, notFound } from '../http/errors.js';
 import { listQuerySchema, listResponseSchema, subListQuerySchema } from '../http/lists.js';
 import { BulkFailure, errorResponses, IdParams, StringEnum, Uuid } from '../http/schemas.js';
 import { sessionOf } from '../auth/access.js';
-import { ALERT_SORT_FIELDS, findAlert, pageAlerts, pageComments } from './queries.js';
+import { ALERT_SORT_FIELDS, findAlert, pageAlerts, pageComments, SEARCH_COUNT_LIMIT } from './queries.js';
 import { ALERT_NOT_FOUND, addComment, alertMustExist, bulkChangeStatus, changeStatus, type Actor } from './service.js';
 import { SEVERITIES } from './severity.js';
 import { AlertDetailSchema, AlertSchema, AlertStatusSchema, alertDetailView, alertView, CommentSchema, commentView, StatusChangeSchema } from './view.js';
@@ -22,6 +22,9 @@ const CommentText = Type.String({ minLength: 1, maxLength: 10_000, pattern: NOT_
 const Entity = Type.String({ minLength: 1, maxLength: 1024 });
 
 export const alertListQuery = listQuerySchema(ALERT_SORT_FIELDS, 'created_at', {
+  search: Type.Optional(
+    Type.String({ minLength: 3, maxLength: 200, description: 'Case-insensitive text in the rule title, host, user, source IP or event (3 characters or more)' }),
+  ),
   status: Type.Optional(AlertStatusSchema),
   severity: Type.Optional(StringEnum(SEVERITIES)),
   rule_id: Type.Optional(Uuid),
@@ -44,6 +47,16 @@ export async function readAlert(ctx: AppContext, id: string) {
   return alertDetailView(row);
 }
 
+/** The list answer; `total_exact` is false when a search matched more alerts than it counts (total is then that bound). */
+export const AlertListSchema = Type.Object({
+  items: Type.Array(AlertSchema),
+  total: Type.Integer(),
+  total_exact: Type.Boolean({ description: `False when a search matched more than ${SEARCH_COUNT_LIMIT} alerts; total is then ${SEARCH_COUNT_LIMIT}` }),
+  page: Type.Integer(),
+  page_size: Type.Integer(),
+  pages: Type.Integer(),
+});
+
 const CommentListQuery = subListQuerySchema(['created_at'], 'created_at', 'asc', {});
 
 export function alertRoutes(app: App, ctx: AppContext): void {
@@ -55,7 +68,7 @@ export function alertRoutes(app: App, ctx: AppContext): void {
         tags: ['alerts'],
         summary: 'List alerts (newest first by default); filters combine with AND',
         querystring: alertListQuery,
-        response: { 200: listResponseSchema(AlertSchema), ...errorResponses(400, 401) },
+        response: { 200: AlertListSchema, ...errorResponses(400, 401) },
       },
     },
     async (request) => listAlerts(ctx, request.query),

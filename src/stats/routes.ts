@@ -4,9 +4,10 @@
 import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../http/context.js';
 import { errorResponses, Timestamp, Uuid } from '../http/schemas.js';
-import { SEVERITIES } from '../alerts/severity.js';
+import { SEVERITIES, severityRank } from '../alerts/severity.js';
 import { ALERT_STATUSES } from '../alerts/view.js';
-import { alertCounts, alertsSince24h, eventCounts, hourlyAlerts, ruleCounts, topRules } from './store.js';
+import { countByStatusAndSeverity, countTopRules } from '../alerts/counts.js';
+import { alertsSince24h, eventCounts, hourlyAlerts, ruleCounts, ruleTitles } from './store.js';
 
 /** How many rules `top_rules` names. */
 export const TOP_RULES = 10;
@@ -35,20 +36,22 @@ export const StatsSchema = Type.Object(
 export async function readStats(ctx: AppContext) {
   const db = ctx.db;
   const [counts, last24h, timeline, top, rules, events] = await Promise.all([
-    alertCounts(db),
+    countByStatusAndSeverity(db),
     alertsSince24h(db),
     hourlyAlerts(db),
-    topRules(db, TOP_RULES),
+    countTopRules(db, TOP_RULES),
     ruleCounts(db),
     eventCounts(db),
   ]);
+  const titles = await ruleTitles(db, top.map((t) => t.rule_id));
   const byStatus: Record<string, number> = Object.fromEntries(ALERT_STATUSES.map((s) => [s, 0]));
   const bySeverity: Record<string, number> = Object.fromEntries(SEVERITIES.map((s) => [s, 0]));
   let total = 0;
   for (const c of counts) {
     total += c.count;
     byStatus[c.status] = (byStatus[c.status] ?? 0) + c.count;
-    bySeverity[c.severity] = (bySeverity[c.severity] ?? 0) + c.count;
+    const severity = SEVERITIES.find((s) => severityRank(s) === c.severity_rank) ?? 'informational';
+    bySeverity[severity] += c.count;
   }
   return {
     alerts: {
@@ -59,7 +62,7 @@ export async function readStats(ctx: AppContext) {
       by_severity: bySeverity,
     },
     rules: { total: rules.total, deployed: rules.deployed, undeployed: rules.total - rules.deployed },
-    top_rules: top,
+    top_rules: top.map((t) => ({ rule_id: t.rule_id, rule_title: titles.get(t.rule_id) ?? '', count: t.count })),
     timeline: timeline.map((t) => ({ time: t.time.toISOString(), count: t.count })),
     ingest: { events_total: events.total, events_last_24h: events.last_24h },
   };

@@ -1,18 +1,6 @@
-// SQL behind the dashboard figures: alert counts by status and severity, the last day hour by hour,
-// the rules raising the most alerts, rule deployment and ingested event counts.
+// SQL behind the dashboard figures besides the alert counts (src/alerts/counts.ts): the last day hour
+// by hour, rule titles, rule deployment and ingested event counts.
 import type { Queryable } from '../db/database.js';
-
-export interface AlertCount {
-  status: string;
-  severity: string;
-  count: number;
-  [key: string]: unknown;
-}
-
-/** Alerts per (status, severity): one pass gives the total, the open ones and both breakdowns. */
-export function alertCounts(db: Queryable): Promise<AlertCount[]> {
-  return db.query<AlertCount>('SELECT status, severity, count(*)::int AS count FROM alerts GROUP BY status, severity');
-}
 
 /** Alerts created in the last 24 hours (a rolling window ending now). */
 export async function alertsSince24h(db: Queryable): Promise<number> {
@@ -30,17 +18,18 @@ export function hourlyAlerts(db: Queryable): Promise<{ time: Date; count: number
   );
 }
 
-/** The rules with the most alerts (all time), named by the rule's current title, or the title its
- * latest alert carried when the rule has been deleted. */
-export function topRules(db: Queryable, limit: number): Promise<{ rule_id: string; rule_title: string; count: number }[]> {
-  return db.query(
-    `SELECT t.rule_id, t.count,
-       coalesce((SELECT r.title FROM rules r WHERE r.id = t.rule_id),
-                (SELECT a.rule_title FROM alerts a WHERE a.rule_id = t.rule_id ORDER BY a.created_at DESC, a.id DESC LIMIT 1)) AS rule_title
-     FROM (SELECT rule_id, count(*)::int AS count FROM alerts GROUP BY rule_id ORDER BY count(*) DESC, rule_id LIMIT $1) t
-     ORDER BY t.count DESC, t.rule_id`,
-    [limit],
+/** Rule titles by id: the rule's current title, or the title its latest alert carried when the rule
+ * has been deleted. */
+export async function ruleTitles(db: Queryable, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<{ rule_id: string; rule_title: string }>(
+    `SELECT t.id AS rule_id,
+       coalesce((SELECT r.title FROM rules r WHERE r.id = t.id),
+                (SELECT a.rule_title FROM alerts a WHERE a.rule_id = t.id ORDER BY a.created_at DESC, a.id DESC LIMIT 1), '') AS rule_title
+     FROM unnest($1::uuid[]) AS t (id)`,
+    [ids],
   );
+  return new Map(rows.map((r) => [r.rule_id, r.rule_title]));
 }
 
 export async function ruleCounts(db: Queryable): Promise<{ total: number; deployed: number }> {

@@ -3,7 +3,8 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachDatabase } from '../helpers/service.js';
-import { createRule, equalsRule, ingest, type Json } from '../rules/fixtures.js';
+import { foldAlertCounts } from '../../src/alerts/counts.js';
+import { countRows, createRule, equalsRule, ingest, type Json } from '../rules/fixtures.js';
 import { alertWorld, type AlertWorld } from './fixtures.js';
 
 describeEachDatabase('stats', (ctx) => {
@@ -83,6 +84,17 @@ describeEachDatabase('stats', (ctx) => {
     const s = await stats();
     assert.deepEqual(s.rules, { total: 4, deployed: 3, undeployed: 1 });
     assert.deepEqual(s.top_rules.find((r: Json) => r.rule_id === world.rules.proc), { rule_id: world.rules.proc, rule_title: 'Beta Process', count: 1 });
+  });
+
+  test('folding the stored counts changes no figure', async () => {
+    const before = await stats();
+    const list = async (query: string) => (await world.viewer.get(`/api/alerts?${query}`)).data.total;
+    const totals = [await list(''), await list('status=new'), await list(`rule_id=${world.rules.login}&severity=high`)];
+    await foldAlertCounts(ctx.service.db);
+    assert.equal(await countRows(ctx.service, 'alert_counts WHERE delta', []), 0);
+    assert.deepEqual(await stats(), before);
+    assert.deepEqual([await list(''), await list('status=new'), await list(`rule_id=${world.rules.login}&severity=high`)], totals);
+    assert.deepEqual(totals, [6, 3, 3]);
   });
 
   test('stats need a session; every role may read them', async () => {
