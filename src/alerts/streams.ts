@@ -3,7 +3,7 @@
 // them all when the service closes.
 import { PassThrough } from 'node:stream';
 import type { Queryable } from '../db/database.js';
-import { tooManyRequests } from '../http/errors.js';
+import { HttpError, tooManyRequests } from '../http/errors.js';
 import type { AlertChangeFeed } from './change-feed.js';
 import { latestChangeSeq, latestChangesBetween, type AlertChange } from './change-store.js';
 import { changeEvent, HEARTBEAT, retryField, sseEvent, STREAM_EVENTS } from './sse.js';
@@ -154,7 +154,7 @@ export class AlertStreamRegistry {
 
   /** Counts a new stream of `userId`, or refuses it with 429; the stream is released when it ends. */
   admit(userId: string, stream: AlertStream): void {
-    if (this.closing) throw new Error('the alert streams are closing');
+    if (this.closing) throw new HttpError(503, 'The server is shutting down; reconnect shortly');
     const mine = this.perUser.get(userId) ?? 0;
     if (mine >= this.settings.maxPerUser) {
       throw tooManyRequests(`Too many open alert streams for this user (at most ${this.settings.maxPerUser}); close one first`, 5);
