@@ -4,6 +4,9 @@
 #   rsyslog with omelasticsearch  Debian packages rsyslog and rsyslog-elasticsearch (system-wide)
 #   syslog-ng with elasticsearch-http()  Debian's syslog-ng packages, unpacked into the cache directory
 #                                     (they conflict with rsyslog as installed packages; unpacked, both fit)
+#   python3-elasticsearch             Debian's official Python client (7.17), system-wide
+#   vigil-es-ship                     test/shippers/go-client built with Go: a small shipper on the
+#                                     official Go Elasticsearch client (its product check included)
 # The cache directory is $VIGIL_SHIPPERS_DIR, by default ~/.cache/vigil-shippers. Each step prints how
 # long it took. Needs root (or sudo) for apt-get; without it, the missing shippers are reported and the
 # tests that need them skip (or fail under CI=true).
@@ -55,4 +58,28 @@ fi
 if syslog_ng_present; then echo "shippers-up: syslog-ng already unpacked in $SYSLOG_NG"
 elif apt_ok; then timed "syslog-ng (Debian packages unpacked into $SYSLOG_NG)" install_syslog_ng
 else echo "shippers-up: syslog-ng missing and apt-get needs root; its test will skip"
+fi
+
+python_client_present() { [ -f /usr/lib/python3/dist-packages/elasticsearch/__init__.py ] && [ -x /usr/bin/python3 ]; }
+install_python_client() {
+  apt_update
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends python3 python3-elasticsearch >/dev/null
+}
+if python_client_present; then echo "shippers-up: python3-elasticsearch already installed"
+elif apt_ok; then timed "python3-elasticsearch (apt-get install)" install_python_client
+else echo "shippers-up: python3-elasticsearch missing and apt-get needs root; its test will skip"
+fi
+
+GO_CLIENT="$CACHE/go-es-client/vigil-es-ship"
+GO_SOURCES="$(cd "$(dirname "$0")/.." && pwd)/test/shippers/go-client"
+go_client_fresh() {
+  [ -x "$GO_CLIENT" ] && [ -z "$(find "$GO_SOURCES" -newer "$GO_CLIENT" -type f)" ]
+}
+build_go_client() {
+  mkdir -p "$(dirname "$GO_CLIENT")"
+  (cd "$GO_SOURCES" && go build -buildvcs=false -o "$GO_CLIENT" .)
+}
+if go_client_fresh; then echo "shippers-up: vigil-es-ship already built in $GO_CLIENT"
+elif command -v go >/dev/null 2>&1; then timed "vigil-es-ship (go build of test/shippers/go-client)" build_go_client
+else echo "shippers-up: Go is missing; the Go client's test will skip"
 fi
