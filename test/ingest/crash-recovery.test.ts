@@ -1,12 +1,14 @@
 // Crash safety of ingest: `vigil serve` (a real process, on PostgreSQL and on the embedded database in
-// a data directory) is killed with SIGKILL in the middle of a large _bulk request — once while the body
-// is still arriving, once right after it has all been sent — and restarted each time; the same body is
-// then sent again. Every event ends up stored exactly once and every expected alert exists exactly once.
+// a data directory) is killed with SIGKILL in the middle of a large _bulk request — while the body is
+// still arriving, right after it has all been sent, and once its write transaction has begun (seen in
+// pg_stat_activity on PostgreSQL, in the write-ahead log's files of the embedded database) — and
+// restarted each time; the same body is then sent again. Every event ends up stored exactly once and
+// every expected alert exists exactly once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -120,30 +122,73 @@ function bulkBody(): Buffer {
   return Buffer.from(`${lines.join('\n')}\n`);
 }
 
-/** Sends the body; `crash` kills the server half-way through the upload or once all of it is sent. */
-function sendBulk(running: Serving, token: string, body: Buffer, crash?: 'mid-upload' | 'uploaded'): Promise<{ status?: number; text?: string; error?: string }> {
+type Crash = 'mid-upload' | 'uploaded' | 'writing';
+
+/** Sends the body; `crash` kills the server half-way through the upload, once all of it is sent, or
+ * once `writing()` says its write transaction has begun (or it has answered, if that comes first). */
+function sendBulk(
+  running: Serving,
+  token: string,
+  body: Buffer,
+  crash?: Crash,
+  writing?: () => Promise<boolean>,
+): Promise<{ status?: number; text?: string; error?: string }> {
   return new Promise((done) => {
+    let answered = false;
+    const finish = (outcome: { status?: number; text?: string; error?: string }) => {
+      answered = true;
+      done(outcome);
+    };
     const req = request(
       { host: '127.0.0.1', port: running.port, method: 'POST', path: '/api/es/_bulk', headers: { 'content-type': 'application/x-ndjson', 'content-length': body.length, authorization: `ApiKey ${token}` } },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => done({ status: res.statusCode, text }));
-        res.on('error', (error) => done({ error: String(error) }));
+        res.on('end', () => finish({ status: res.statusCode, text }));
+        res.on('error', (error) => finish({ error: String(error) }));
       },
     );
     req.setTimeout(180_000, () => req.destroy(new Error('no answer in 180 s')));
-    req.on('error', (error) => done({ error: String(error) }));
+    req.on('error', (error) => finish({ error: String(error) }));
     if (crash === 'mid-upload') {
-      const half = Math.floor(body.length / 2);
-      req.write(body.subarray(0, half), () => void kill9(running));
-    } else {
-      req.end(body, () => {
-        if (crash === 'uploaded') void kill9(running);
-      });
+      req.write(body.subarray(0, Math.floor(body.length / 2)), () => void kill9(running));
+      return;
     }
+    req.end(body, () => {
+      if (crash === 'uploaded') void kill9(running);
+      if (crash === 'writing' && writing) {
+        void (async () => {
+          const deadline = Date.now() + 120_000;
+          while (!answered && Date.now() < deadline && !(await writing())) await new Promise((r) => setTimeout(r, 5));
+          await kill9(running);
+        })();
+      }
+    });
   });
+}
+
+/** The newest modification time of the embedded database's write-ahead log files. */
+function walTime(dataDir: string): number {
+  const wal = join(dataDir, 'pgdata', 'pg_wal');
+  let newest = 0;
+  for (const name of readdirSync(wal)) {
+    const stat = statSync(join(wal, name));
+    if (stat.isFile()) newest = Math.max(newest, stat.mtimeMs);
+  }
+  return newest;
+}
+
+/** Whether a session of `database` holds a transaction that has written (PostgreSQL). */
+async function writingOn(url: string): Promise<() => Promise<boolean>> {
+  const name = new URL(url).pathname.slice(1);
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  const probe = async () => {
+    const { rows } = await client.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_xid IS NOT NULL`, [name]);
+    return Number(rows[0].n) > 0;
+  };
+  return Object.assign(probe, { close: () => client.end() });
 }
 
 interface Stored {
@@ -187,16 +232,32 @@ for (const kind of ['pglite', 'postgres'] as const) {
       rmSync(dataDir, { recursive: true, force: true });
     });
 
-    test('killed mid-upload and after the upload, restarted, re-sent: every event once, every alert once', { timeout: 600_000 }, async () => {
+    test('killed mid-upload, after the upload and while writing, restarted, re-sent: every event once, every alert once', { timeout: 600_000 }, async (t) => {
       const body = bulkBody();
       running = await serve(env());
       const { token, patternId } = await setUp(running.port);
 
-      for (const crash of ['mid-upload', 'uploaded'] as const) {
-        const crashed = running;
-        const outcome = await sendBulk(crashed, token, body, crash);
+      const crashes: Crash[] = ['mid-upload', 'uploaded', 'writing'];
+      for (const crash of crashes) {
+        const crashed: Serving = running;
+        let writing: (() => Promise<boolean>) & { close?: () => Promise<void> };
+        if (database) writing = await writingOn(database.url);
+        else {
+          const before = walTime(dataDir);
+          writing = async () => walTime(dataDir) > before;
+        }
+        const outcome = await sendBulk(crashed, token, body, crash, writing);
         await crashed.exited;
+        await writing.close?.();
         assert.equal(crashed.child.signalCode, 'SIGKILL', `${crash}: the server was killed (answer: ${outcome.status ?? outcome.error})`);
+        if (database) {
+          // Where the kill landed (the transaction is all or nothing): 0 before the commit, all after.
+          const client = new pg.Client({ connectionString: database.url });
+          await client.connect();
+          const { rows } = await client.query('SELECT count(*)::int AS n FROM events');
+          await client.end();
+          t.diagnostic(`${crash}: ${rows[0].n} events stored when killed`);
+        }
         running = await serve(env());
       }
 
