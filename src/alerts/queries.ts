@@ -116,6 +116,16 @@ async function countMatches(db: Queryable, where: Conditions, limit?: number): P
   return total;
 }
 
+/** The query of one page of the list (exported so tests can check every order is read from an index). */
+export function alertPageQuery(q: AlertListQuery, where = alertConditions(q)): { sql: string; params: unknown[] } {
+  const direction = q.sort_order === 'asc' ? 'ASC' : 'DESC';
+  const offset = (q.page - 1) * q.page_size;
+  return {
+    sql: `SELECT ${ALERT_COLUMNS} FROM alerts ${where.sql} ORDER BY ${orderBy(q.sort_by ?? 'created_at', direction)} LIMIT ${q.page_size} OFFSET ${offset}`,
+    params: where.params,
+  };
+}
+
 export interface AlertPage extends Page<AlertRow> {
   /** False when a search matched more than SEARCH_COUNT_LIMIT alerts: total is that limit. */
   total_exact: boolean;
@@ -123,17 +133,11 @@ export interface AlertPage extends Page<AlertRow> {
 
 export async function pageAlerts(db: Queryable, q: AlertListQuery): Promise<AlertPage> {
   const where = alertConditions(q);
-  const direction = q.sort_order === 'asc' ? 'ASC' : 'DESC';
   let total = countable(q) ? await countAlerts(db, where) : await countMatches(db, where, q.search ? SEARCH_COUNT_LIMIT : undefined);
   const exact = total <= SEARCH_COUNT_LIMIT || !q.search;
   if (!exact) total = SEARCH_COUNT_LIMIT;
-  const offset = (q.page - 1) * q.page_size;
-  const items = await db.query<AlertRow>(
-    `SELECT ${ALERT_COLUMNS} FROM alerts ${where.sql}
-     ORDER BY ${orderBy(q.sort_by ?? 'created_at', direction)}
-     LIMIT ${q.page_size} OFFSET ${offset}`,
-    where.params,
-  );
+  const page = alertPageQuery(q, where);
+  const items = await db.query<AlertRow>(page.sql, page.params);
   return { items, total, total_exact: exact, page: q.page, page_size: q.page_size, pages: Math.ceil(total / q.page_size) };
 }
 
