@@ -7,6 +7,7 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { compileStoredQuery, type StoredQueryDocument } from '../../src/backends/embedded/stored-query-compiler.js';
 import { describeEachDatabase, type Client } from '../helpers/service.js';
 import { assertError, backendOf, createPattern, createRule, ingest, setUpTeam, sigma } from '../rules/fixtures.js';
 import { rulesRoot, yamlFiles } from '../sigma/corpus-helpers.js';
@@ -113,6 +114,12 @@ describeEachDatabase('index pattern placeholders and log-source scope', (ctx) =>
     assert.equal(response.data.alerts_created, 1, response.body);
     const tested = await analyst.post(`/api/rules/${rule.id}/test`, { sample_log: specialLogon('ws-admin-x') });
     assert.equal(tested.data.matches, false);
+    // The stored query carries the values: another instance compiles the same detection from it alone.
+    const [stored] = await ctx.service.db.query<{ query: StoredQueryDocument }>('SELECT query FROM stored_queries WHERE rule_id = $1 AND NOT deleted', [rule.id]);
+    assert.deepEqual(stored.query.pipeline.vars, { Admins_Workstations: ['ws-admin-*', 'helpdesk'] });
+    const elsewhere = compileStoredQuery(stored.query);
+    assert.ok(elsewhere.ok);
+    assert.deepEqual(['mallory', 'WS-ADMIN-07'].map((u) => elsewhere.rule.match(specialLogon(u))), [true, false]);
   });
 
   test('changing placeholder values redeploys deployed rules; removing a needed value is refused naming the rule', async () => {
