@@ -71,123 +71,132 @@ function setupAnswer(request: FastifyRequest, version: string) {
   throw notFound(`No handler for [${request.method} ${ES_PREFIX}/${rest.slice(0, 200)}]`);
 }
 
-export async function esRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The routes of the facade, in their own scope: raw bodies (no JSON parsing), the product header on
+ * every answer, errors and unknown paths in Elasticsearch's shape. */
+async function esScope(scope: App, ctx: AppContext): Promise<void> {
   const version = ctx.config.esCompatVersion;
-  await app.register(async (scope: App) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_INGEST_BYTES }, (_req, body, done) => done(null, body));
-    scope.addHook('onRequest', async (_request, reply) => {
-      reply.headers(PRODUCT_HEADERS);
-    });
-    scope.setErrorHandler((error, request, reply) => {
-      const httpError =
-        error instanceof BackendUnavailableError
-          ? new HttpError(503, error.message, undefined, { 'Retry-After': '5' })
-          : toHttpError(error as Error, request);
-      if (httpError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-      return sendEsError(reply, httpError);
-    });
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_INGEST_BYTES }, (_req, body, done) => done(null, body));
+  scope.addHook('onRequest', async (_request, reply) => {
+    reply.headers(PRODUCT_HEADERS);
+  });
+  scope.setErrorHandler((error, request, reply) => {
+    const httpError =
+      error instanceof BackendUnavailableError
+        ? new HttpError(503, error.message, undefined, { 'Retry-After': '5' })
+        : toHttpError(error as Error, request);
+    if (httpError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    return sendEsError(reply, httpError);
+  });
+  // Methods no route here serves (PATCH, OPTIONS, POST to the root, …) still answer as Elasticsearch.
+  scope.setNotFoundHandler((request, reply) =>
+    sendEsError(reply, notFound(`No handler for [${request.method} ${request.url.split('?')[0].slice(0, 200)}]`)),
+  );
 
-    const probe = { access: { auth: 'public' as const } };
-    const onProbe = probeCredentials(ctx);
+  const probe = { access: { auth: 'public' as const } };
+  const onProbe = probeCredentials(ctx);
 
-    for (const url of [ES_PREFIX, `${ES_PREFIX}/`]) {
-      scope.get(
-        url,
-        {
-          config: probe,
-          onRequest: onProbe,
-          schema: {
-            tags: ['ingest'],
-            summary: `Elasticsearch root document, for log shippers (version number from ES_COMPAT_VERSION)${url === ES_PREFIX ? '' : '; same as without the slash'}`,
-            security: PROBE_SECURITY,
-            response: { 200: RootDocument, ...esErrorResponses(401) },
-          },
-        },
-        async () => rootDocument(version),
-      );
-    }
-    scope.get(
-      `${ES_PREFIX}/_license`,
-      {
-        config: probe,
-        onRequest: onProbe,
-        schema: {
-          tags: ['ingest'],
-          summary: 'Elasticsearch licence (always active), for Logstash',
-          security: PROBE_SECURITY,
-          response: { 200: LicenseDocument, ...esErrorResponses(401) },
-        },
-      },
-      async () => LICENSE_DOCUMENT,
-    );
-    scope.get(
-      `${ES_PREFIX}/_cluster/health`,
-      {
-        config: probe,
-        onRequest: onProbe,
-        schema: {
-          tags: ['ingest'],
-          summary: 'Elasticsearch cluster health (always green), for health checks such as Vector’s',
-          security: PROBE_SECURITY,
-          response: { 200: HealthDocument, ...esErrorResponses(401) },
-        },
-      },
-      async () => HEALTH_DOCUMENT,
-    );
+  // The root with and without the trailing slash, each its own (documented) route.
+  for (const prefixTrailingSlash of ['no-slash', 'slash'] as const) {
     scope.route({
-      method: ['GET', 'PUT', 'POST', 'DELETE'],
-      url: `${ES_PREFIX}/*`,
-      config: { ...probe, ...documentedBody('Ignored', { 'application/json': { type: 'string' } }) },
-      bodyLimit: 1024 * 1024,
+      method: 'GET',
+      url: '/',
+      prefixTrailingSlash,
+      config: probe,
       onRequest: onProbe,
-      schema: { hide: true },
-      handler: async (request) => setupAnswer(request, version),
-    });
-
-    const bulk = async (request: FastifyRequest) => {
-      const startedAt = Date.now();
-      const pattern = patterns.get(request)!;
-      const raw = request.body as Buffer | undefined;
-      if (!raw || raw.length === 0) throw badRequest('The bulk request holds no actions');
-      const pathIndex = (request.params as { index?: string }).index;
-      const actions = decodeBulk(decodeBody(raw, request.headers['content-encoding']), pathIndex ?? pattern.name);
-      const items: IngestItem[] = [];
-      actions.forEach((action, position) => {
-        if (!action.event) return;
-        // The index a shipper names is kept with the event, as a tag: it does not choose storage.
-        if (!('_index' in action.event)) action.event = { ...action.event, _index: action.index };
-        items.push({ index: position, event: action.event });
-      });
-      const outcome = items.length > 0 ? await ingestEvents(ctx, pattern, items) : { errors: [] };
-      return bulkAnswer(actions, new Map(outcome.errors.map((e) => [e.index, e.error])), startedAt);
-    };
-    const bulkOptions = (withIndex: boolean) => ({
-      config: {
-        access: { auth: 'public' as const },
-        ...documentedBody('Elasticsearch bulk body: action lines ({"index"|"create": {"_index"?, "_id"?}}) each followed by one event; Content-Encoding: gzip allowed', {
-          'application/x-ndjson': { type: 'string' },
-          'application/json': { type: 'string' },
-        }),
-      },
-      bodyLimit: MAX_INGEST_BYTES,
-      // Before the body is read: a wrong token never makes the server buffer up to 10 MiB.
-      onRequest: async (request: FastifyRequest) => {
-        patterns.set(request, await patternOfCredentials(ctx, request.headers.authorization));
-      },
       schema: {
         tags: ['ingest'],
-        summary: withIndex
-          ? 'Elasticsearch bulk ingest naming a default index (kept as the _index tag); events go to the ingest token’s index pattern'
-          : 'Elasticsearch bulk ingest: events go to the index pattern of the ingest token (Basic password, ApiKey or Bearer)',
-        security: BULK_SECURITY,
-        ...(withIndex ? { params: Type.Object({ index: Type.String({ minLength: 1, maxLength: 255 }) }) } : {}),
-        response: { 200: BulkAnswerSchema, ...esErrorResponses(400, 401, 503) },
+        summary: 'Elasticsearch root document, for log shippers (version number from ES_COMPAT_VERSION)',
+        security: PROBE_SECURITY,
+        response: { 200: RootDocument, ...esErrorResponses(401) },
       },
+      handler: async () => rootDocument(version),
     });
-    for (const method of ['POST', 'PUT'] as const) {
-      scope.route({ method, url: `${ES_PREFIX}/_bulk`, ...bulkOptions(false), handler: bulk });
-      scope.route({ method, url: `${ES_PREFIX}/:index/_bulk`, ...bulkOptions(true), handler: bulk });
-    }
+  }
+  scope.get(
+    '/_license',
+    {
+      config: probe,
+      onRequest: onProbe,
+      schema: {
+        tags: ['ingest'],
+        summary: 'Elasticsearch licence (always active), for Logstash',
+        security: PROBE_SECURITY,
+        response: { 200: LicenseDocument, ...esErrorResponses(401) },
+      },
+    },
+    async () => LICENSE_DOCUMENT,
+  );
+  scope.get(
+    '/_cluster/health',
+    {
+      config: probe,
+      onRequest: onProbe,
+      schema: {
+        tags: ['ingest'],
+        summary: 'Elasticsearch cluster health (always green), for health checks such as Vector’s',
+        security: PROBE_SECURITY,
+        response: { 200: HealthDocument, ...esErrorResponses(401) },
+      },
+    },
+    async () => HEALTH_DOCUMENT,
+  );
+  scope.route({
+    method: ['GET', 'PUT', 'POST', 'DELETE'],
+    url: '/*',
+    config: { ...probe, ...documentedBody('Ignored', { 'application/json': { type: 'string' } }) },
+    bodyLimit: 1024 * 1024,
+    onRequest: onProbe,
+    schema: { hide: true },
+    handler: async (request) => setupAnswer(request, version),
   });
+
+  const bulk = async (request: FastifyRequest) => {
+    const startedAt = Date.now();
+    const pattern = patterns.get(request)!;
+    const raw = request.body as Buffer | undefined;
+    if (!raw || raw.length === 0) throw badRequest('The bulk request holds no actions');
+    const pathIndex = (request.params as { index?: string }).index;
+    const actions = decodeBulk(decodeBody(raw, request.headers['content-encoding']), pathIndex ?? pattern.name);
+    const items: IngestItem[] = [];
+    actions.forEach((action, position) => {
+      if (!action.event) return;
+      // The index a shipper names is kept with the event, as a tag: it does not choose storage.
+      if (!('_index' in action.event)) action.event = { ...action.event, _index: action.index };
+      items.push({ index: position, event: action.event });
+    });
+    const outcome = items.length > 0 ? await ingestEvents(ctx, pattern, items) : { errors: [] };
+    return bulkAnswer(actions, new Map(outcome.errors.map((e) => [e.index, e.error])), startedAt);
+  };
+  const bulkOptions = (withIndex: boolean) => ({
+    config: {
+      access: { auth: 'public' as const },
+      ...documentedBody('Elasticsearch bulk body: action lines ({"index"|"create": {"_index"?, "_id"?}}) each followed by one event; Content-Encoding: gzip allowed', {
+        'application/x-ndjson': { type: 'string' },
+        'application/json': { type: 'string' },
+      }),
+    },
+    bodyLimit: MAX_INGEST_BYTES,
+    // Before the body is read: a wrong token never makes the server buffer up to 10 MiB.
+    onRequest: async (request: FastifyRequest) => {
+      patterns.set(request, await patternOfCredentials(ctx, request.headers.authorization));
+    },
+    schema: {
+      tags: ['ingest'],
+      summary: withIndex
+        ? 'Elasticsearch bulk ingest naming a default index (kept as the _index tag); events go to the ingest token’s index pattern'
+        : 'Elasticsearch bulk ingest: events go to the index pattern of the ingest token (Basic password, ApiKey or Bearer)',
+      security: BULK_SECURITY,
+      ...(withIndex ? { params: Type.Object({ index: Type.String({ minLength: 1, maxLength: 255 }) }) } : {}),
+      response: { 200: BulkAnswerSchema, ...esErrorResponses(400, 401, 503) },
+    },
+  });
+  for (const method of ['POST', 'PUT'] as const) {
+    scope.route({ method, url: '/_bulk', ...bulkOptions(false), handler: bulk });
+    scope.route({ method, url: '/:index/_bulk', ...bulkOptions(true), handler: bulk });
+  }
+}
+
+export async function esRoutes(app: App, ctx: AppContext): Promise<void> {
+  await app.register((scope: App) => esScope(scope, ctx), { prefix: ES_PREFIX });
 }

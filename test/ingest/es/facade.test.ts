@@ -115,6 +115,16 @@ describeEachDatabase(
         assert.equal(response.headers['x-elastic-product'], 'Elasticsearch', `${method} ${url}`);
       }
       assertEsError(await send('GET', '/api/es/_search'), 404);
+      // Methods and paths no route serves still answer as Elasticsearch.
+      for (const [method, url] of [
+        ['PATCH', '/api/es/my-index'],
+        ['OPTIONS', '/api/es/_bulk'],
+        ['POST', '/api/es'],
+        ['DELETE', '/api/es/'],
+        ['GET', '/api/es/_bulk'],
+      ] as const) {
+        assertEsError(await send(method, url, { headers: auth }), 404);
+      }
       assertEsError(await send('POST', '/api/es/my-index/_doc', { body: '{}', headers: auth }), 404);
     });
 
