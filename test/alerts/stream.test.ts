@@ -174,6 +174,20 @@ for (const kind of DATABASE_KINDS) {
       for (const s of [again, byQuery, both]) s.close();
     });
 
+    test('a status change through PATCH /api/alerts/{id} arrives with who acknowledged it', async () => {
+      const s = track(await stream(base, viewer));
+      const id = await raiseAlert(service, pattern);
+      assert.equal((await s.nextEvent('alert.created')).data.alert.id, id);
+      const patched = await analyst.patch(`/api/alerts/${id}`, { status: 'acknowledged', comment: 'looking' });
+      assert.equal(patched.statusCode, 200, patched.body);
+      const { data } = await s.nextEvent('alert.updated');
+      assert.equal(data.alert.id, id);
+      assert.equal(data.alert.status, 'acknowledged');
+      assert.equal(data.alert.acknowledged_by, 'sam');
+      assert.equal(data.alert.acknowledged_at, patched.data.acknowledged_at);
+      s.close();
+    });
+
     test('with more missed changes than are replayed, a reload event comes before the newest', async () => {
       const [{ seq: start }] = await service.db.query<{ seq: number }>('SELECT max(seq) AS seq FROM alert_changes');
       const ids: string[] = [];
