@@ -70,22 +70,22 @@ export class AlertStream {
     this.lastSent = position;
     this.unsubscribe = feed.subscribe((changes) => this.take(changes));
     this.write(retryField());
-    if (resumeAfter !== undefined && resumeAfter !== position) {
+    if (resumeAfter !== undefined && resumeAfter < position) {
+      const missed = await latestChangesBetween(db, resumeAfter, position, settings.maxReplay + 1);
+      if (missed.length > settings.maxReplay) {
+        missed.shift();
+        this.write(sseEvent(STREAM_EVENTS.reload, { reason: 'too_many_missed', replayed: settings.maxReplay }));
+      }
+      this.lastSent = resumeAfter;
+      this.send(missed);
+      this.lastSent = position;
+    } else if (resumeAfter !== undefined && resumeAfter > position) {
       if (resumeAfter > (await latestChangeSeq(db))) {
         // Not an id of this database (it was replaced, or the id was made up): start afresh.
         this.write(sseEvent(STREAM_EVENTS.reload, { reason: 'unknown_event_id' }));
-      } else if (resumeAfter > position) {
+      } else {
         // Another instance already sent this client changes this one has not delivered yet.
         this.lastSent = resumeAfter;
-      } else {
-        const missed = await latestChangesBetween(db, resumeAfter, position, settings.maxReplay + 1);
-        if (missed.length > settings.maxReplay) {
-          missed.shift();
-          this.write(sseEvent(STREAM_EVENTS.reload, { reason: 'too_many_missed', replayed: settings.maxReplay }));
-        }
-        this.lastSent = resumeAfter;
-        this.send(missed);
-        this.lastSent = Math.max(this.lastSent, position);
       }
     }
     const pending = this.pending ?? [];
