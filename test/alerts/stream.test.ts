@@ -408,3 +408,32 @@ describe('live alert stream across instances [postgres]', async () => {
     s.close();
   });
 });
+
+describe('live alert stream without notifications', () => {
+  let testDb: TestDatabase;
+  let service: Service;
+  let base: string;
+
+  before(async () => {
+    testDb = await openTestDatabase('pglite');
+    // As behind a connection pooler in transaction mode, where LISTEN is refused: polling alone follows.
+    const db: Database = { ...testDb.db, listen: () => Promise.reject(new Error('LISTEN is not supported here')) };
+    service = await createService(config(), { db, alertStream: { ...OPTIONS.alertStream, pollMs: 50 } });
+    base = await listening(service);
+  });
+  after(async () => {
+    await service?.close();
+    await testDb?.drop();
+  });
+
+  test('the once-a-poll read still delivers new alerts and status changes', async () => {
+    const { analyst, viewer, pattern } = await setUpTeam(service, 'paula', 'pete', { name: 'polled', is_default: true });
+    await createRule(analyst, { yaml_content: sigma(), deploy: true });
+    const s = await stream(base, viewer);
+    const id = await raiseAlert(service, pattern);
+    assert.equal((await s.nextEvent('alert.created')).data.alert.id, id);
+    await setStatus(service, id, 'resolved');
+    assert.equal((await s.nextEvent('alert.updated')).data.alert.status, 'resolved');
+    s.close();
+  });
+});
