@@ -2,7 +2,7 @@
 // Vector, rsyslog, the OpenTelemetry exporter) send to it unchanged. It answers their start-up probes
 // with fixed documents and their _bulk requests through the ingest pipeline (../service.ts), into the
 // index pattern whose ingest token they present. Every answer carries X-Elastic-Product.
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../../http/context.js';
 import { HttpError, badRequest, notFound, toHttpError } from '../../http/errors.js';
@@ -14,6 +14,7 @@ import { ingestEvents, type IngestItem } from '../service.js';
 import { patternOfCredentials } from './auth.js';
 import { bulkAnswer } from './bulk-answer.js';
 import { decodeBulk } from './bulk-decode.js';
+import { BulkSlots } from './overload.js';
 import { PRODUCT_HEADERS, sendEsError } from './errors.js';
 import { HEALTH_DOCUMENT, LICENSE_DOCUMENT, nodesDocument, rootDocument, xpackDocument } from './info.js';
 import { BulkAnswerSchema, HealthDocument, LicenseDocument, RootDocument, esErrorResponses } from './schemas.js';
@@ -151,6 +152,7 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
     handler: async (request) => setupAnswer(request, version),
   });
 
+  const slots = new BulkSlots();
   const bulk = async (request: FastifyRequest) => {
     const startedAt = Date.now();
     const pattern = patterns.get(request)!;
@@ -178,8 +180,9 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
     },
     bodyLimit: MAX_INGEST_BYTES,
     // Before the body is read: a wrong token never makes the server buffer up to 10 MiB.
-    onRequest: async (request: FastifyRequest) => {
+    onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
       patterns.set(request, await patternOfCredentials(ctx, request.headers.authorization));
+      slots.take(reply);
     },
     schema: {
       tags: ['ingest'],
@@ -188,7 +191,7 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
         : 'Elasticsearch bulk ingest: events go to the index pattern of the ingest token (Basic password, ApiKey or Bearer)',
       security: BULK_SECURITY,
       ...(withIndex ? { params: Type.Object({ index: Type.String({ minLength: 1, maxLength: 255 }) }) } : {}),
-      response: { 200: BulkAnswerSchema, ...esErrorResponses(400, 401, 503) },
+      response: { 200: BulkAnswerSchema, ...esErrorResponses(400, 401, 429, 503) },
     },
   });
   for (const method of ['POST', 'PUT'] as const) {
