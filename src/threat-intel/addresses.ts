@@ -8,20 +8,37 @@ export interface Address {
   value: bigint;
 }
 
-const IPV4_PART = /^(?:0|[1-9]\d{0,2})$/;
 const HEX_GROUP = /^[0-9a-fA-F]{1,4}$/;
 
-function parseIpv4(text: string): bigint | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 4) return undefined;
-  let value = 0n;
-  for (const part of parts) {
-    if (!IPV4_PART.test(part)) return undefined;
-    const n = Number(part);
-    if (n > 255) return undefined;
-    value = (value << 8n) | BigInt(n);
+/** A dotted-decimal IPv4 address as a 32-bit unsigned number (strict: four parts 0..255, no leading zeros). */
+export function parseIpv4Number(text: string): number | undefined {
+  const length = text.length;
+  if (length < 7 || length > 15) return undefined;
+  let value = 0;
+  let part = 0;
+  let digits = 0;
+  let parts = 0;
+  for (let i = 0; i <= length; i++) {
+    const c = i === length ? 46 : text.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || part > 255 || ++parts > 4) return undefined;
+      value = value * 256 + part;
+      part = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57) {
+      if (digits === 1 && part === 0) return undefined; // a leading zero
+      part = part * 10 + (c - 48);
+      if (++digits > 3) return undefined;
+    } else {
+      return undefined;
+    }
   }
-  return value;
+  return parts === 4 ? value : undefined;
+}
+
+function parseIpv4(text: string): bigint | undefined {
+  const n = parseIpv4Number(text);
+  return n === undefined ? undefined : BigInt(n);
 }
 
 function parseGroups(text: string): number[] | undefined {

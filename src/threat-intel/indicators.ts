@@ -2,7 +2,7 @@
 // and looked up), defanged writing undone ("hxxp://evil[.]com"), and the type of a bare value guessed
 // from its shape. Pure functions; the same normalisation serves feeds and event observables.
 import { domainToASCII } from 'node:url';
-import { formatAddress, formatNetwork, parseAddress, parseNetwork } from './addresses.js';
+import { formatAddress, formatNetwork, parseAddress, parseIpv4Number, parseNetwork } from './addresses.js';
 
 export const INDICATOR_TYPES = ['ip', 'cidr', 'domain', 'url', 'md5', 'sha1', 'sha256'] as const;
 export type IndicatorType = (typeof INDICATOR_TYPES)[number];
@@ -36,6 +36,8 @@ export function refang(text: string): string {
 }
 
 export function normaliseIp(text: string): string | undefined {
+  // Dotted decimal that parses strictly is already canonical.
+  if (!text.includes(':')) return parseIpv4Number(text) === undefined ? undefined : text;
   const address = parseAddress(text);
   return address ? formatAddress(address) : undefined;
 }
@@ -121,7 +123,7 @@ export function detectType(text: string): IndicatorType | undefined {
   if (value.length === 0 || value.length > MAX_VALUE_LENGTH) return undefined;
   if (URL_SCHEME.test(value)) return 'url';
   if (value.includes('/')) return parseNetwork(value) ? 'cidr' : undefined;
-  if (parseAddress(value)) return 'ip';
+  if (parseIpv4Number(value) !== undefined || (value.includes(':') && parseAddress(value))) return 'ip';
   const hash = HASH_LENGTHS[value.length];
   if (hash && HEX.test(value.toLowerCase())) return hash;
   return normaliseDomain(value) ? 'domain' : undefined;

@@ -3,6 +3,7 @@
 // changes made by other instances on a shared PostgreSQL arrive within about a second; the instance
 // that changes a feed syncs at once).
 // As the Enricher of new alerts it matches an event's observables against every feed.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.js';
 import type { AlertEntities, Enricher, Enrichment } from './enricher.js';
@@ -14,7 +15,9 @@ import { activeFeeds, indicatorPage, readVersion, type IndicatorKey } from './st
 
 export const POLL_INTERVAL_MS = 1000;
 /** Indicators read per query when a feed is loaded from the database. */
-const LOAD_PAGE = 20_000;
+const LOAD_PAGE = 50_000;
+/** Indicators added to an index between two turns of the event loop. */
+const INDEX_SLICE = 5000;
 /** Most matched indicators listed in one alert's enrichment (the score counts them all). */
 const MAX_LISTED = 50;
 
@@ -73,7 +76,7 @@ export class ThreatIntelLookup implements Enricher {
     for (const row of rows) {
       const loaded = this.feeds.get(row.id);
       if (loaded) next.set(row.id, loaded);
-      else if (fresh?.id === row.id) next.set(row.id, indexOf(row, fresh.indicators));
+      else if (fresh?.id === row.id) next.set(row.id, await indexOf(row, fresh.indicators));
       else next.set(row.id, await this.load(row));
     }
     this.feeds = next;
@@ -84,10 +87,13 @@ export class ThreatIntelLookup implements Enricher {
     const index = new FeedIndex(row.id, row.name, row.risk_score);
     let after: IndicatorKey | undefined;
     for (;;) {
-      const page = await indicatorPage(this.db, row.id, after, LOAD_PAGE);
-      for (const indicator of page) index.add({ type: indicator.type, value: indicator.value, score: indicator.score ?? undefined });
-      if (page.length < LOAD_PAGE) return index;
-      after = page[page.length - 1];
+      const { types, values, scores } = await indicatorPage(this.db, row.id, after, LOAD_PAGE);
+      for (let i = 0; i < types.length; i++) {
+        if (i > 0 && i % INDEX_SLICE === 0) await nextTurn();
+        index.add({ type: types[i], value: values[i], score: scores[i] ?? undefined });
+      }
+      if (types.length < LOAD_PAGE) return index;
+      after = { type: types[types.length - 1], value: values[values.length - 1] };
     }
   }
 
@@ -125,9 +131,13 @@ export class ThreatIntelLookup implements Enricher {
   }
 }
 
-function indexOf(row: { id: string; name: string; risk_score: number }, indicators: Indicator[]): FeedIndex {
+/** The index of a feed's indicators, built a slice at a time so other work runs in between. */
+async function indexOf(row: { id: string; name: string; risk_score: number }, indicators: Indicator[]): Promise<FeedIndex> {
   const index = new FeedIndex(row.id, row.name, row.risk_score);
-  for (const indicator of indicators) index.add(indicator);
+  for (let start = 0; start < indicators.length; start += INDEX_SLICE) {
+    if (start > 0) await nextTurn();
+    for (const indicator of indicators.slice(start, start + INDEX_SLICE)) index.add(indicator);
+  }
   return index;
 }
 

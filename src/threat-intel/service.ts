@@ -6,17 +6,19 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AppContext } from '../http/context.js';
 import { badRequest, notFound } from '../http/errors.js';
-import { FeedFormatError, parseFeed, type FeedFormat, type ParsedFeed } from './formats/index.js';
+import { FeedFormatError, parseFeedInSteps, type FeedFormat, type ParsedFeed } from './formats/index.js';
 import type { IndicatorType } from './indicators.js';
 import { ThreatIntelLookup } from './lookup.js';
 import { DEFAULT_FEED_SCORE } from './scoring.js';
-import { activateFeed, deleteFeed, discardLoadingFeed, insertIndicators, insertLoadingFeed, purgeStaleLoadingFeeds, type FeedRow } from './store.js';
+import { activateFeed, analyseIndicators, deleteFeed, discardLoadingFeed, insertIndicators, insertLoadingFeed, purgeStaleLoadingFeeds, type FeedRow } from './store.js';
 
 export const FEED_NOT_FOUND = 'Feed not found';
 /** Most indicators one feed may hold. */
 export const MAX_INDICATORS_PER_FEED = 1_000_000;
-/** Indicators written per statement. */
-const WRITE_BATCH = 5000;
+/** Indicators written per statement (a statement on the embedded database holds the event loop). */
+const WRITE_BATCH = 1000;
+/** From this many indicators on, the planner statistics are refreshed after writing a feed. */
+const ANALYSE_FROM = 20_000;
 
 export interface NewFeed {
   name: string;
@@ -29,10 +31,19 @@ export interface NewFeed {
 /** The lookup of this process when it keeps one (the enricher of the service). */
 const lookupOf = (ctx: Pick<AppContext, 'enricher'>) => (ctx.enricher instanceof ThreatIntelLookup ? ctx.enricher : undefined);
 
-function parse(input: NewFeed): ParsedFeed {
+/** Parses the upload a few thousand entries at a time, letting other requests run in between. */
+async function parse(input: NewFeed): Promise<ParsedFeed> {
   let parsed: ParsedFeed;
   try {
-    parsed = parseFeed(input.format, input.content, { type: input.type, maxIndicators: MAX_INDICATORS_PER_FEED });
+    const steps = parseFeedInSteps(input.format, input.content, { type: input.type, maxIndicators: MAX_INDICATORS_PER_FEED });
+    for (;;) {
+      const step = steps.next();
+      if (step.done) {
+        parsed = step.value;
+        break;
+      }
+      await nextTurn();
+    }
   } catch (error) {
     if (error instanceof FeedFormatError) throw badRequest(error.message, [{ field: 'body.content', message: error.message }]);
     throw error;
@@ -48,7 +59,7 @@ function parse(input: NewFeed): ParsedFeed {
 }
 
 export async function createFeed(ctx: Pick<AppContext, 'db' | 'enricher'>, input: NewFeed, actor: string): Promise<{ row: FeedRow; parsed: ParsedFeed }> {
-  const parsed = parse(input);
+  const parsed = await parse(input);
   await purgeStaleLoadingFeeds(ctx.db);
   const typeCounts: Record<string, number> = {};
   for (const indicator of parsed.indicators) typeCounts[indicator.type] = (typeCounts[indicator.type] ?? 0) + 1;
@@ -70,6 +81,7 @@ export async function createFeed(ctx: Pick<AppContext, 'db' | 'enricher'>, input
       await insertIndicators(ctx.db, id, parsed.indicators.slice(start, start + WRITE_BATCH));
       await nextTurn();
     }
+    if (parsed.indicators.length >= ANALYSE_FROM) await analyseIndicators(ctx.db);
     row = await activateFeed(ctx.db, id);
   } catch (error) {
     await discardLoadingFeed(ctx.db, id).catch(() => {});

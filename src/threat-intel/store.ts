@@ -100,17 +100,28 @@ export interface IndicatorKey {
   value: string;
 }
 
-interface IndicatorRow extends IndicatorKey {
-  score: number | null;
-  [key: string]: unknown;
+export interface IndicatorPage {
+  types: IndicatorType[];
+  values: string[];
+  scores: (number | null)[];
 }
 
-/** The next page of a feed's indicators after `after` (in key order). */
-export async function indicatorPage(db: Queryable, feedId: string, after: IndicatorKey | undefined, limit: number): Promise<IndicatorRow[]> {
-  return after
-    ? db.query<IndicatorRow>(
-        `SELECT type, value, score FROM threat_intel_indicators WHERE feed_id = $1 AND (type, value) > ($2, $3) ORDER BY type, value LIMIT $4`,
-        [feedId, after.type, after.value, limit],
-      )
-    : db.query<IndicatorRow>(`SELECT type, value, score FROM threat_intel_indicators WHERE feed_id = $1 ORDER BY type, value LIMIT $2`, [feedId, limit]);
+/**
+ * The next page of a feed's indicators after `after` (in key order), as three arrays: one row per page
+ * instead of one per indicator is several times faster to read, above all on the embedded database.
+ */
+export async function indicatorPage(db: Queryable, feedId: string, after: IndicatorKey | undefined, limit: number): Promise<IndicatorPage> {
+  const [row] = await db.query<{ types: IndicatorType[] | null; values: string[] | null; scores: (number | null)[] | null }>(
+    `SELECT array_agg(type ORDER BY type, value) AS types, array_agg(value ORDER BY type, value) AS values, array_agg(score ORDER BY type, value) AS scores
+     FROM (SELECT type, value, score FROM threat_intel_indicators
+           WHERE feed_id = $1 AND (type, value) > ($2, $3) ORDER BY type, value LIMIT $4) AS page`,
+    [feedId, after?.type ?? '', after?.value ?? '', limit],
+  );
+  return { types: row?.types ?? [], values: row?.values ?? [], scores: row?.scores ?? [] };
+}
+
+/** Refreshes the planner's statistics after a large feed is written, so paging reads it by its index
+ * (the embedded database has no autovacuum to do it). */
+export async function analyseIndicators(db: Queryable): Promise<void> {
+  await db.query('ANALYZE threat_intel_indicators');
 }

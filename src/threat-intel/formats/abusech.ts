@@ -8,7 +8,7 @@
 import { detectType, score, type IndicatorType } from '../indicators.js';
 import { headerLayout, parseCsv, typeNamed, withoutPort } from './csv.js';
 import { csvLines } from './csv-records.js';
-import { FeedBuilder, FeedFormatError, parseJson, type ParsedFeed, type ParseOptions } from './feed-builder.js';
+import { FeedBuilder, FeedFormatError, parseJson, STEP, type ParseOptions, type ParseSteps } from './feed-builder.js';
 import { parsePlain } from './plain.js';
 
 type Record_ = Record<string, unknown>;
@@ -77,9 +77,13 @@ function addRecord(feed: FeedBuilder, record: unknown, at: string, requestedType
   if (!any) feed.reject(at, 'no ioc, url, ip_address or hash field');
 }
 
-function parseAbusechJson(content: string, options: ParseOptions): ParsedFeed {
+function* parseAbusechJson(content: string, options: ParseOptions): ParseSteps {
   const feed = new FeedBuilder(options.maxIndicators);
-  recordsOf(parseJson(content, 'these abuse.ch')).forEach((record, i) => addRecord(feed, record, `record ${i + 1}`, options.type));
+  const records = recordsOf(parseJson(content, 'these abuse.ch'));
+  for (let i = 0; i < records.length; i++) {
+    if ((i + 1) % STEP === 0) yield;
+    addRecord(feed, records[i], `record ${i + 1}`, options.type);
+  }
   return feed.result();
 }
 
@@ -96,8 +100,8 @@ function looksLikeCsv(content: string): boolean {
   return false;
 }
 
-export function parseAbusech(content: string, options: ParseOptions): ParsedFeed {
+export function* parseAbusech(content: string, options: ParseOptions): ParseSteps {
   const start = content.trimStart().replace(/^\ufeff/, '')[0];
-  if (start === '{' || start === '[') return parseAbusechJson(content, options);
-  return looksLikeCsv(content) ? parseCsv(content, options) : parsePlain(content, options);
+  if (start === '{' || start === '[') return yield* parseAbusechJson(content, options);
+  return yield* looksLikeCsv(content) ? parseCsv(content, options) : parsePlain(content, options);
 }

@@ -6,7 +6,7 @@
 // `#` lines are comments, and the last comment line before the data may be the header (abuse.ch).
 import { detectType, score, type IndicatorType } from '../indicators.js';
 import { csvLines, splitCsvLine } from './csv-records.js';
-import { FeedBuilder, FeedFormatError, MAX_LINE_LENGTH, type ParsedFeed, type ParseOptions } from './feed-builder.js';
+import { FeedBuilder, FeedFormatError, MAX_LINE_LENGTH, STEP, type ParseOptions, type ParseSteps } from './feed-builder.js';
 
 const VALUE_COLUMNS = ['indicator', 'ioc', 'ioc_value', 'value', 'observable', 'hash'];
 const TYPED_COLUMNS: Record<string, IndicatorType> = {
@@ -115,11 +115,12 @@ export function headerLayout(text: string): Layout | undefined {
   return cells ? layoutOf(cells) : undefined;
 }
 
-export function parseCsv(content: string, options: ParseOptions): ParsedFeed {
+export function* parseCsv(content: string, options: ParseOptions): ParseSteps {
   const feed = new FeedBuilder(options.maxIndicators);
   let layout: Layout | undefined;
   let lastComment: string | undefined;
   for (const { n, text, comment } of csvLines(content)) {
+    if (n % STEP === 0) yield;
     const at = `line ${n}`;
     if (comment) {
       if (!layout) lastComment = text;

@@ -4,6 +4,23 @@
 // and the bound on indicators per feed.
 import { normalise, note, type Indicator, type IndicatorType } from '../indicators.js';
 
+/**
+ * A parse in steps: the parser yields after every STEP entries so a caller can let other work run
+ * between steps (see parseFeedInSteps); run to the end at once it is an ordinary function.
+ */
+export type ParseSteps = Generator<void, ParsedFeed, void>;
+
+/** Entries handled between two yields of a parse in steps. */
+export const STEP = 2000;
+
+/** Runs a parse in steps to its end. */
+export function runToEnd<T>(steps: Generator<void, T, void>): T {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
 /** Raised when the content cannot be read as the format at all (the request answers 400 with it). */
 export class FeedFormatError extends Error {}
 
@@ -32,7 +49,8 @@ const MAX_PROBLEMS = 20;
 export const MAX_LINE_LENGTH = 64 * 1024;
 
 export class FeedBuilder {
-  private readonly byKey = new Map<string, number>();
+  /** Position of each (type, value) in `indicators`. */
+  private readonly positions = new Map<IndicatorType, Map<string, number>>();
   private readonly indicators: Indicator[] = [];
   private rejected = 0;
   private skipped = 0;
@@ -47,8 +65,12 @@ export class FeedBuilder {
       this.reject(at, `not a valid ${type}: ${JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw)}`);
       return false;
     }
-    const key = `${type}\u0000${value}`;
-    const existing = this.byKey.get(key);
+    let positions = this.positions.get(type);
+    if (!positions) {
+      positions = new Map();
+      this.positions.set(type, positions);
+    }
+    const existing = positions.get(value);
     if (existing !== undefined) {
       const kept = this.indicators[existing];
       if (extra.score !== undefined && (kept.score === undefined || extra.score > kept.score)) kept.score = extra.score;
@@ -63,7 +85,7 @@ export class FeedBuilder {
     if (description !== undefined) indicator.description = description;
     const source = note(extra.source);
     if (source !== undefined) indicator.source = source;
-    this.byKey.set(key, this.indicators.length);
+    positions.set(value, this.indicators.length);
     this.indicators.push(indicator);
     return true;
   }

@@ -5,7 +5,7 @@
 // (both halves), url, md5/sha1/sha256 and filename|<hash>. Other attribute types are skipped. The
 // event's threat level gives the score: 1 High → 90, 2 Medium → 60, 3 Low → 30, 4 Undefined → none.
 import type { IndicatorType } from '../indicators.js';
-import { FeedBuilder, FeedFormatError, parseJson, type ParsedFeed, type ParseOptions } from './feed-builder.js';
+import { FeedBuilder, FeedFormatError, parseJson, STEP, type ParseOptions, type ParseSteps } from './feed-builder.js';
 
 type Obj = Record<string, unknown>;
 const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -65,22 +65,32 @@ function addAttribute(feed: FeedBuilder, attribute: unknown, at: string, event: 
   });
 }
 
-export function parseMisp(content: string, options: ParseOptions): ParsedFeed {
+export function* parseMisp(content: string, options: ParseOptions): ParseSteps {
   const feed = new FeedBuilder(options.maxIndicators);
-  eventsOf(parseJson(content, 'MISP')).forEach((event, e) => {
+  const events = eventsOf(parseJson(content, 'MISP'));
+  let n = 0;
+  for (let e = 0; e < events.length; e++) {
+    const event = events[e];
     const orgc = isObject(event.Orgc) && typeof event.Orgc.name === 'string' ? event.Orgc.name : undefined;
     const context = {
       score: THREAT_LEVEL_SCORES[String(event.threat_level_id)],
       info: typeof event.info === 'string' ? event.info : undefined,
       source: orgc ?? (typeof event.uuid === 'string' ? `MISP event ${event.uuid}` : undefined),
     };
-    const attributes = Array.isArray(event.Attribute) ? event.Attribute : [];
-    attributes.forEach((attribute, i) => addAttribute(feed, attribute, `event ${e + 1} attribute ${i + 1}`, context));
-    const objects = Array.isArray(event.Object) ? event.Object : [];
-    objects.forEach((object, o) => {
-      const inner = isObject(object) && Array.isArray(object.Attribute) ? object.Attribute : [];
-      inner.forEach((attribute, i) => addAttribute(feed, attribute, `event ${e + 1} object ${o + 1} attribute ${i + 1}`, context));
-    });
-  });
+    const attributes: unknown[] = Array.isArray(event.Attribute) ? event.Attribute : [];
+    for (let i = 0; i < attributes.length; i++) {
+      if (++n % STEP === 0) yield;
+      addAttribute(feed, attributes[i], `event ${e + 1} attribute ${i + 1}`, context);
+    }
+    const objects: unknown[] = Array.isArray(event.Object) ? event.Object : [];
+    for (let o = 0; o < objects.length; o++) {
+      const object = objects[o];
+      const inner: unknown[] = isObject(object) && Array.isArray(object.Attribute) ? object.Attribute : [];
+      for (let i = 0; i < inner.length; i++) {
+        if (++n % STEP === 0) yield;
+        addAttribute(feed, inner[i], `event ${e + 1} object ${o + 1} attribute ${i + 1}`, context);
+      }
+    }
+  }
   return feed.result();
 }

@@ -4,7 +4,7 @@
 // of that type; without one each value's type is taken from its shape (see detectType), which is
 // unambiguous because the shapes do not overlap.
 import { detectType } from '../indicators.js';
-import { contentLines, FeedBuilder, MAX_LINE_LENGTH, type ParsedFeed, type ParseOptions } from './feed-builder.js';
+import { contentLines, FeedBuilder, MAX_LINE_LENGTH, STEP, type ParseOptions, type ParseSteps } from './feed-builder.js';
 
 const SINKHOLES = new Set(['0.0.0.0', '127.0.0.1', '::', '::1', '::0']);
 
@@ -14,9 +14,11 @@ export function lineValue(line: string): string {
   return tokens.length > 1 && SINKHOLES.has(tokens[0]) ? tokens[1] : tokens[0];
 }
 
-export function parsePlain(content: string, options: ParseOptions): ParsedFeed {
+export function* parsePlain(content: string, options: ParseOptions): ParseSteps {
   const feed = new FeedBuilder(options.maxIndicators);
+  let n = 0;
   for (const { line, at } of contentLines(content)) {
+    if (++n % STEP === 0) yield;
     if (line.length > MAX_LINE_LENGTH) {
       feed.reject(at, `line longer than ${MAX_LINE_LENGTH} characters`);
       continue;

@@ -5,7 +5,7 @@
 // domain-name, url with `value`; file with `hashes`) are indicators too. Other objects are ignored.
 import type { IndicatorType } from '../indicators.js';
 import { score } from '../indicators.js';
-import { FeedBuilder, FeedFormatError, parseJson, type ParsedFeed, type ParseOptions } from './feed-builder.js';
+import { FeedBuilder, FeedFormatError, parseJson, STEP, type ParseOptions, type ParseSteps } from './feed-builder.js';
 import { patternValues } from './stix-pattern.js';
 
 type Obj = Record<string, unknown>;
@@ -61,14 +61,17 @@ function addObservable(feed: FeedBuilder, object: Obj, at: string): boolean {
   return false;
 }
 
-export function parseStix(content: string, options: ParseOptions): ParsedFeed {
+export function* parseStix(content: string, options: ParseOptions): ParseSteps {
   const feed = new FeedBuilder(options.maxIndicators);
   const now = Date.now();
-  objectsOf(parseJson(content, 'STIX')).forEach((object, i) => {
+  const objects = objectsOf(parseJson(content, 'STIX'));
+  for (let i = 0; i < objects.length; i++) {
+    if ((i + 1) % STEP === 0) yield;
+    const object = objects[i];
     const at = `object ${i + 1}`;
-    if (!isObject(object)) return feed.reject(at, 'not a JSON object');
-    if (object.type === 'indicator') return addIndicator(feed, object, at, now);
-    if (!addObservable(feed, object, at)) feed.skip();
-  });
+    if (!isObject(object)) feed.reject(at, 'not a JSON object');
+    else if (object.type === 'indicator') addIndicator(feed, object, at, now);
+    else if (!addObservable(feed, object, at)) feed.skip();
+  }
   return feed.result();
 }
