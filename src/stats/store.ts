@@ -39,11 +39,32 @@ export async function ruleCounts(db: Queryable): Promise<{ total: number; deploy
   return row;
 }
 
-/** Stored events: all, and those received in the last 24 hours. */
-export async function eventCounts(db: Queryable): Promise<{ total: number; last_24h: number }> {
-  const [row] = await db.query<{ total: number; last_24h: number }>(
-    `SELECT (SELECT count(*)::int FROM events) AS total,
-       (SELECT count(*)::int FROM events WHERE received_at > now() - interval '24 hours') AS last_24h`,
+/** Event-count deltas allowed to pile up before a reader folds them. */
+const FOLD_EVENT_COUNTS_AFTER = 1000;
+
+/** Folds event_counts (migration 7) into one row per hour; safe to run concurrently. */
+export async function foldEventCounts(db: Queryable): Promise<void> {
+  await db.query(
+    `WITH gone AS (DELETE FROM event_counts RETURNING hour, n)
+     INSERT INTO event_counts (hour, n, delta) SELECT hour, sum(n), false FROM gone GROUP BY hour HAVING sum(n) <> 0`,
   );
-  return row;
+}
+
+/**
+ * Stored events: all, and those received in the last 24 hours (a rolling window ending now). Whole
+ * hours come from the hourly counts; the partial hour where the window starts is counted from the
+ * events themselves (through the received_at index), so the figure is exact.
+ */
+export async function eventCounts(db: Queryable): Promise<{ total: number; last_24h: number }> {
+  const [{ deltas }] = await db.query<{ deltas: number }>(
+    `SELECT count(*)::int AS deltas FROM (SELECT 1 FROM event_counts WHERE delta LIMIT ${FOLD_EVENT_COUNTS_AFTER + 1}) d`,
+  );
+  if (deltas > FOLD_EVENT_COUNTS_AFTER) await foldEventCounts(db);
+  const [row] = await db.query<{ total: number; last_24h: number }>(
+    `WITH bounds AS (SELECT now() - interval '24 hours' AS since, date_trunc('hour', now() - interval '24 hours', 'UTC') + interval '1 hour' AS whole)
+     SELECT (SELECT coalesce(sum(n), 0)::bigint FROM event_counts) AS total,
+       (SELECT coalesce(sum(n), 0)::bigint FROM event_counts, bounds WHERE hour >= bounds.whole)
+         + (SELECT count(*) FROM events, bounds WHERE received_at > bounds.since AND received_at < bounds.whole) AS last_24h`,
+  );
+  return { total: Number(row.total), last_24h: Number(row.last_24h) };
 }

@@ -4,6 +4,7 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachDatabase } from '../helpers/service.js';
 import { foldAlertCounts } from '../../src/alerts/counts.js';
+import { foldEventCounts } from '../../src/stats/store.js';
 import { countRows, createRule, equalsRule, ingest, type Json } from '../rules/fixtures.js';
 import { alertWorld, type AlertWorld } from './fixtures.js';
 
@@ -77,6 +78,10 @@ describeEachDatabase('stats', (ctx) => {
     assert.equal(s.alerts.last_24h, 5);
     assert.equal(s.timeline.reduce((sum: number, t: Json) => sum + t.count, 0), 5);
     assert.deepEqual(s.ingest, { events_total: 7, events_last_24h: 6 });
+    // Either side of the window's start, which falls inside an hour: counted exactly.
+    await ctx.service.db.query(`UPDATE events SET received_at = now() - interval '23 hours 59 minutes' WHERE event->>'User' = 'alice'`);
+    await ctx.service.db.query(`UPDATE events SET received_at = now() - interval '24 hours 1 minute' WHERE event->>'User' = 'bob'`);
+    assert.deepEqual((await stats()).ingest, { events_total: 7, events_last_24h: 5 });
   });
 
   test('a deleted rule keeps its place in top_rules under the title its alerts carry', async () => {
@@ -91,7 +96,9 @@ describeEachDatabase('stats', (ctx) => {
     const list = async (query: string) => (await world.viewer.get(`/api/alerts?${query}`)).data.total;
     const totals = [await list(''), await list('status=new'), await list(`rule_id=${world.rules.login}&severity=high`)];
     await foldAlertCounts(ctx.service.db);
+    await foldEventCounts(ctx.service.db);
     assert.equal(await countRows(ctx.service, 'alert_counts WHERE delta', []), 0);
+    assert.equal(await countRows(ctx.service, 'event_counts WHERE delta', []), 0);
     assert.deepEqual(await stats(), before);
     assert.deepEqual([await list(''), await list('status=new'), await list(`rule_id=${world.rules.login}&severity=high`)], totals);
     assert.deepEqual(totals, [6, 3, 3]);
