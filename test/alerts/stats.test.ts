@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describeEachDatabase } from '../helpers/service.js';
 import { foldAlertCounts } from '../../src/alerts/counts.js';
 import { foldEventCounts } from '../../src/stats/store.js';
-import { countRows, createRule, equalsRule, ingest, type Json } from '../rules/fixtures.js';
+import { countRows, createPattern, createRule, equalsRule, ingest, type Json } from '../rules/fixtures.js';
 import { alertWorld, type AlertWorld } from './fixtures.js';
 
 describeEachDatabase('stats', (ctx) => {
@@ -102,6 +102,15 @@ describeEachDatabase('stats', (ctx) => {
     assert.deepEqual(await stats(), before);
     assert.deepEqual([await list(''), await list('status=new'), await list(`rule_id=${world.rules.login}&severity=high`)], totals);
     assert.deepEqual(totals, [6, 3, 3]);
+  });
+
+  test('events removed with their index pattern leave the event counts', async () => {
+    const before = (await stats()).ingest;
+    const temp = await createPattern(world.admin, { name: 'temp' });
+    assert.equal((await ingest(ctx.service, temp, [{ a: 1 }, { a: 2 }])).data.accepted, 2);
+    assert.deepEqual((await stats()).ingest, { events_total: before.events_total + 2, events_last_24h: before.events_last_24h + 2 });
+    assert.equal((await world.admin.delete(`/api/index_patterns/${temp.id}`)).statusCode, 204);
+    assert.deepEqual((await stats()).ingest, before);
   });
 
   test('stats need a session; every role may read them', async () => {
