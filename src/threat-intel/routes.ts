@@ -1,6 +1,7 @@
-// Threat-intel feeds: upload (admin; JSON with the content as a string), list (any signed-in user:
-// everyone triaging alerts may see which feeds enrich them) and delete (admin). Uploads take up to
-// 20 MiB and 1,000,000 indicators per feed.
+// Threat-intel feeds: upload (admin; JSON with the content as a string, or a multipart form with the
+// feed file), list (any signed-in user: everyone triaging alerts may see which feeds enrich them) and
+// delete (admin). Uploads take up to 20 MiB and 1,000,000 indicators per feed.
+import multipart from '@fastify/multipart';
 import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../http/context.js';
 import { listQuerySchema, listResponseSchema, paginate, Conditions } from '../http/lists.js';
@@ -10,6 +11,7 @@ import { recordAudit } from '../audit/log.js';
 import { sessionOf } from '../auth/access.js';
 import { FEED_FORMATS } from './formats/index.js';
 import { INDICATOR_TYPES } from './indicators.js';
+import { feedBodyFromForm } from './multipart-body.js';
 import { createFeed, FEED_NOT_FOUND, removeFeed } from './service.js';
 import { FEED_COLUMNS, type FeedRow } from './store.js';
 import { CreatedFeedSchema, feedView, FeedSchema } from './view.js';
@@ -30,12 +32,18 @@ export const FeedFields = {
 
 export async function threatIntelRoutes(app: App, ctx: AppContext): Promise<void> {
   await app.register(async (scope: App) => {
+    // Only this route reads forms: the parser stays inside this scope.
+    await scope.register(multipart);
     scope.post(
       '/api/threat_intel/feeds',
       {
         config: admin,
         bodyLimit: FEED_BODY_LIMIT + 64 * 1024,
+        preValidation: async (request) => {
+          if (request.isMultipart()) request.body = (await feedBodyFromForm(request, FEED_BODY_LIMIT)) as typeof request.body;
+        },
         schema: {
+          consumes: ['application/json', 'multipart/form-data'],
           tags: ['threat intel'],
           summary: 'Upload a threat-intel feed (plain, csv, misp, stix or abusech content, up to 20 MiB)',
           body: Type.Object(FeedFields, { additionalProperties: false }),

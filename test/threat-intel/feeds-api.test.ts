@@ -76,6 +76,39 @@ describeEachDatabase('threat-intel feeds API', (ctx) => {
     assert.equal(tooBig.statusCode, 413, tooBig.body.slice(0, 200));
   });
 
+  /** A multipart/form-data body of text fields and an optional file part, as browsers send it. */
+  function form(fields: Record<string, string>, file?: { name: string; content: string }): { body: string; type: string } {
+    const boundary = '----vigil-test-boundary-7MA4YWxkTrZu0gW';
+    const parts = Object.entries(fields).map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
+    if (file) parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: text/csv\r\n\r\n${file.content}\r\n`);
+    return { body: `${parts.join('')}--${boundary}--\r\n`, type: `multipart/form-data; boundary=${boundary}` };
+  }
+
+  test('an upload as multipart/form-data with the feed as a file part', async () => {
+    const upload = form({ name: 'Feodo file', format: 'abusech', risk_score: '85' }, { name: 'ipblocklist.csv', content: '# Feodo\n"first_seen_utc","dst_ip","dst_port"\n"2026-11-01","203.0.113.5","443"\n' });
+    const created = await admin.request('POST', '/api/threat_intel/feeds', upload.body, { 'content-type': upload.type });
+    assert.equal(created.statusCode, 201, created.body);
+    assert.equal(created.data.indicators, 1);
+    assert.equal(created.data.risk_score, 85);
+    assert.equal(created.data.format, 'abusech');
+    const asField = form({ name: 'Text field', format: 'plain', type: 'domain', content: 'field.example\n' });
+    const second = await admin.request('POST', '/api/threat_intel/feeds', asField.body, { 'content-type': asField.type });
+    assert.equal(second.statusCode, 201, second.body);
+    assert.deepEqual(second.data.indicator_types, { domain: 1 });
+    const bad = form({ name: 'Bad score', format: 'plain', risk_score: 'high' }, { name: 'x.txt', content: '1.2.3.4\n' });
+    const refused = await admin.request('POST', '/api/threat_intel/feeds', bad.body, { 'content-type': bad.type });
+    assertError(refused, 400, 'Invalid request');
+    assert.deepEqual(refused.data.errors.map((e: { field: string }) => e.field), ['body.risk_score']);
+    const both = form({ name: 'Both', format: 'plain', content: '1.2.3.4' }, { name: 'x.txt', content: '1.2.3.5\n' });
+    assertError(await admin.request('POST', '/api/threat_intel/feeds', both.body, { 'content-type': both.type }), 400, 'Invalid request');
+    const viewerTry = await viewer.request('POST', '/api/threat_intel/feeds', upload.body, { 'content-type': upload.type });
+    assertError(viewerTry, 403, 'Not enough permissions');
+    const truncated = await admin.request('POST', '/api/threat_intel/feeds', upload.body.slice(0, 120), { 'content-type': upload.type });
+    assertError(truncated, 400, /^Malformed multipart body/);
+    const huge = form({ name: 'Huge', format: 'plain' }, { name: 'huge.txt', content: 'x'.repeat(21 * 1024 * 1024) });
+    assertError(await admin.request('POST', '/api/threat_intel/feeds', huge.body, { 'content-type': huge.type }), 413, 'The feed file is larger than 20 MiB');
+  });
+
   test('the list has the list shape, sorts and filters by format; delete answers 204 then 404', async () => {
     const stix = await uploadFeed(admin, {
       name: 'STIX one',
