@@ -52,15 +52,16 @@ export async function threatIntelRoutes(app: App, ctx: AppContext): Promise<void
       },
       async (request, reply) => {
         const actor = sessionOf(request).user.username;
-        const { row, parsed } = await createFeed(ctx, request.body, actor);
-        await recordAudit(ctx.db, {
-          actor,
-          action: 'threat_intel_feed.create',
-          targetType: 'threat_intel_feed',
-          targetId: row.id,
-          details: { name: row.name, format: row.format, indicators: row.indicator_count, rejected: row.rejected_count },
-          ip: request.ip,
-        });
+        const { row, parsed } = await createFeed(ctx, request.body, actor, (tx, feed) =>
+          recordAudit(tx, {
+            actor,
+            action: 'threat_intel_feed.create',
+            targetType: 'threat_intel_feed',
+            targetId: feed.id,
+            details: { name: feed.name, format: feed.format, indicators: feed.indicator_count, rejected: feed.rejected_count },
+            ip: request.ip,
+          }),
+        );
         return reply.code(201).send({ ...feedView(row), skipped: parsed.skipped, problems: parsed.problems });
       },
     );
@@ -99,15 +100,17 @@ export async function threatIntelRoutes(app: App, ctx: AppContext): Promise<void
       schema: { tags: ['threat intel'], summary: 'Delete a feed; later alerts are no longer enriched from it', params: IdParams, response: { 204: Empty, ...errorResponses(401, 403, 404) } },
     },
     async (request, reply) => {
-      const row = await removeFeed(ctx, request.params.id);
-      await recordAudit(ctx.db, {
-        actor: sessionOf(request).user.username,
-        action: 'threat_intel_feed.delete',
-        targetType: 'threat_intel_feed',
-        targetId: row.id,
-        details: { name: row.name, indicators: row.indicator_count },
-        ip: request.ip,
-      });
+      const actor = sessionOf(request).user.username;
+      await removeFeed(ctx, request.params.id, (tx, feed) =>
+        recordAudit(tx, {
+          actor,
+          action: 'threat_intel_feed.delete',
+          targetType: 'threat_intel_feed',
+          targetId: feed.id,
+          details: { name: feed.name, indicators: feed.indicator_count },
+          ip: request.ip,
+        }),
+      );
       return reply.code(204).send(null);
     },
   );

@@ -10,7 +10,7 @@ import { FeedFormatError, parseFeedInSteps, type FeedFormat, type ParsedFeed } f
 import type { IndicatorType } from './indicators.js';
 import { ThreatIntelLookup } from './lookup.js';
 import { DEFAULT_FEED_SCORE } from './scoring.js';
-import { activateFeed, analyseIndicators, deleteFeed, discardLoadingFeed, insertIndicators, insertLoadingFeed, purgeStaleLoadingFeeds, type FeedRow } from './store.js';
+import { activateFeed, analyseIndicators, deleteFeed, discardLoadingFeed, insertIndicators, insertLoadingFeed, purgeStaleLoadingFeeds, type AlongWith, type FeedRow } from './store.js';
 
 export const FEED_NOT_FOUND = 'Feed not found';
 /** Most indicators one feed may hold. */
@@ -58,7 +58,8 @@ async function parse(input: NewFeed): Promise<ParsedFeed> {
   return parsed;
 }
 
-export async function createFeed(ctx: Pick<AppContext, 'db' | 'enricher'>, input: NewFeed, actor: string): Promise<{ row: FeedRow; parsed: ParsedFeed }> {
+/** Stores a feed; `audit` records the change in the transaction that makes the feed visible. */
+export async function createFeed(ctx: Pick<AppContext, 'db' | 'enricher'>, input: NewFeed, actor: string, audit: AlongWith): Promise<{ row: FeedRow; parsed: ParsedFeed }> {
   const parsed = await parse(input);
   await purgeStaleLoadingFeeds(ctx.db);
   const typeCounts: Record<string, number> = {};
@@ -82,7 +83,7 @@ export async function createFeed(ctx: Pick<AppContext, 'db' | 'enricher'>, input
       await nextTurn();
     }
     if (parsed.indicators.length >= ANALYSE_FROM) await analyseIndicators(ctx.db);
-    row = await activateFeed(ctx.db, id);
+    row = await activateFeed(ctx.db, id, audit);
   } catch (error) {
     await discardLoadingFeed(ctx.db, id).catch(() => {});
     throw error;
@@ -92,8 +93,9 @@ export async function createFeed(ctx: Pick<AppContext, 'db' | 'enricher'>, input
   return { row, parsed };
 }
 
-export async function removeFeed(ctx: Pick<AppContext, 'db' | 'enricher'>, id: string): Promise<FeedRow> {
-  const row = await deleteFeed(ctx.db, id);
+/** Deletes a feed; `audit` records the change in the same transaction. */
+export async function removeFeed(ctx: Pick<AppContext, 'db' | 'enricher'>, id: string, audit: AlongWith): Promise<FeedRow> {
+  const row = await deleteFeed(ctx.db, id, audit);
   if (!row) throw notFound(FEED_NOT_FOUND);
   await lookupOf(ctx)?.sync().catch(() => {});
   return row;

@@ -54,20 +54,26 @@ async function bumpVersion(tx: Queryable): Promise<void> {
   await tx.query('UPDATE threat_intel_version SET version = version + 1');
 }
 
+/** Work done in the transaction of a feed change (its audit entry). */
+export type AlongWith = (tx: Queryable, row: FeedRow) => Promise<void>;
+
 /** Makes a fully written feed visible (lists, lookups on every instance). */
-export async function activateFeed(db: Database, id: string): Promise<FeedRow> {
+export async function activateFeed(db: Database, id: string, alongWith: AlongWith): Promise<FeedRow> {
   return db.transaction(async (tx) => {
     const [row] = await tx.query<FeedRow>(`UPDATE threat_intel_feeds SET status = 'active' WHERE id = $1 RETURNING ${FEED_COLUMNS}`, [id]);
     await bumpVersion(tx);
+    await alongWith(tx, row);
     return row;
   });
 }
 
 /** Removes an active feed and its indicators; the removed row, or undefined when there was none. */
-export async function deleteFeed(db: Database, id: string): Promise<FeedRow | undefined> {
+export async function deleteFeed(db: Database, id: string, alongWith: AlongWith): Promise<FeedRow | undefined> {
   return db.transaction(async (tx) => {
     const [row] = await tx.query<FeedRow>(`DELETE FROM threat_intel_feeds WHERE id = $1 AND status = 'active' RETURNING ${FEED_COLUMNS}`, [id]);
-    if (row) await bumpVersion(tx);
+    if (!row) return undefined;
+    await bumpVersion(tx);
+    await alongWith(tx, row);
     return row;
   });
 }
