@@ -1,13 +1,39 @@
 // Event history in the database: events per index pattern, deduplicated by content hash, scanned
-// newest first by keyset pagination in bounded batches so a 7-day search never loads everything.
+// newest first by keyset pagination in bounded batches so a 7-day search never loads everything. Each
+// batch walks the (pattern, time, id) index from the previous batch's last row, so a scan reads every
+// event once (linear in the range, not quadratic); the table gets statistics before a scan when it has
+// none or has grown much since (the embedded database never gathers them by itself).
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../../db/database.js';
 import type { EventHistory, HistoryEvent, StoredEventInput } from '../backend.js';
 
 const BATCH = 500;
+/** Events stored by this process after which a scan first refreshes the table's statistics. */
+const ANALYZE_AFTER = 100_000;
 
 export class DatabaseEventHistory implements EventHistory {
+  /** Events stored since the statistics were last refreshed (by this process). */
+  private storedSinceAnalyze = 0;
+  private analyzing?: Promise<void>;
+
   constructor(private readonly db: Database) {}
+
+  /** Gathers the events table's statistics when it has none or this process stored many events since. */
+  private async ensureStatistics(): Promise<void> {
+    if (this.analyzing) return this.analyzing;
+    const [row] = await this.db.query<{ tuples: number }>(`SELECT reltuples::float8 AS tuples FROM pg_class WHERE oid = 'events'::regclass`);
+    if (row && row.tuples >= 0 && this.storedSinceAnalyze < Math.max(ANALYZE_AFTER, row.tuples * 0.2)) return;
+    this.storedSinceAnalyze = 0;
+    this.analyzing = this.db.query('ANALYZE events').then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      await this.analyzing;
+    } finally {
+      this.analyzing = undefined;
+    }
+  }
 
   async store(tx: Queryable, patternId: string, events: StoredEventInput[]): Promise<Set<string>> {
     const stored = new Set<string>();
@@ -26,24 +52,34 @@ export class DatabaseEventHistory implements EventHistory {
       );
       for (const r of rows) stored.add(r.event_hash);
     }
+    this.storedSinceAnalyze += stored.size;
     return stored;
   }
 
   async scan(patternId: string, since: Date, until: Date, visit: (batch: HistoryEvent[]) => Promise<boolean> | boolean): Promise<void> {
-    let cursor: { time: Date; id: string } | null = null;
+    await this.ensureStatistics();
+    // The cursor's time is the database's own text of it: microseconds, which a Date would round off.
+    let cursor: { time: string; id: string } | null = null;
     for (;;) {
-      const rows: { id: string; event_time: Date; event: Record<string, unknown> }[] = await this.db.query(
-        `SELECT id, event_time, event FROM events
-          WHERE index_pattern_id = $1 AND event_time > $2 AND event_time <= $3
-            AND ($4::timestamptz IS NULL OR (event_time, id) < ($4::timestamptz, $5::uuid))
-          ORDER BY event_time DESC, id DESC LIMIT ${BATCH}`,
-        [patternId, since, until, cursor?.time ?? null, cursor?.id ?? null],
-      );
+      type Row = { id: string; event_time: Date; at: string; event: Record<string, unknown> };
+      const rows: Row[] = cursor
+        ? await this.db.query<Row>(
+            `SELECT id, event_time, event_time::text AS at, event FROM events
+              WHERE index_pattern_id = $1 AND event_time > $2 AND (event_time, id) < ($3::timestamptz, $4::uuid)
+              ORDER BY event_time DESC, id DESC LIMIT ${BATCH}`,
+            [patternId, since, cursor.time, cursor.id],
+          )
+        : await this.db.query<Row>(
+            `SELECT id, event_time, event_time::text AS at, event FROM events
+              WHERE index_pattern_id = $1 AND event_time > $2 AND event_time <= $3
+              ORDER BY event_time DESC, id DESC LIMIT ${BATCH}`,
+            [patternId, since, until],
+          );
       if (rows.length === 0) return;
       const keepGoing = await visit(rows.map((r) => ({ id: r.id, eventTime: r.event_time, event: r.event })));
       if (keepGoing === false || rows.length < BATCH) return;
       const last = rows[rows.length - 1];
-      cursor = { time: last.event_time, id: last.id };
+      cursor = { time: last.at, id: last.id };
       // Let other requests run between batches.
       await new Promise((resolve) => setImmediate(resolve));
     }

@@ -6,6 +6,7 @@ import { sql as alerts } from './004-alerts.js';
 import { sql as threatIntel } from './005-threat-intel.js';
 import { sql as patternScope } from './006-pattern-scope.js';
 import { sql as alertIndexes } from './007-alert-indexes.js';
+import { sql as ingestStorage } from './008-ingest-storage.js';
 
 export interface Migration {
   version: number;
@@ -21,4 +22,5 @@ export const migrations: Migration[] = [
   { version: 5, name: 'threat intel', sql: threatIntel },
   { version: 6, name: 'pattern scope', sql: patternScope },
   { version: 7, name: 'alert indexes', sql: alertIndexes },
+  { version: 8, name: 'ingest storage', sql: ingestStorage },
 ];
