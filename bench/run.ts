@@ -1,4 +1,6 @@
-// `npm run bench`: runs the bench sections named in BENCH (comma-separated; default all of them):
+// `npm run bench`: runs the bench sections named in BENCH (comma-separated; default matcher,ingest;
+// BENCH=all runs every one — the history and alerts sections load a million rows per database and take
+// several minutes each):
 //   matcher  — the scan matcher over generated events, in this process (bench/matcher.ts)
 //   ingest   — HTTP ingest into the real service with and without the SigmaHQ rules (bench/ingest.ts)
 //   history  — a 7-day historical rule test over 1,000,000 stored events, with /api/health latency meanwhile (bench/history.ts)
@@ -15,7 +17,8 @@ if (!existsSync(resolve(corpus, 'sigma-rules/rules'))) {
   console.error(`vigil bench: the SigmaHQ corpus is expected at ${corpus} (../shared/corpus beside the checkout)`);
   process.exit(1);
 }
-const wanted = (process.env.BENCH ?? SECTIONS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
+const named = process.env.BENCH || 'matcher,ingest';
+const wanted = (named === 'all' ? SECTIONS.join(',') : named).split(',').map((s) => s.trim()).filter(Boolean);
 const unknown = wanted.filter((s) => !(SECTIONS as readonly string[]).includes(s));
 if (unknown.length) {
   console.error(`vigil bench: unknown section ${unknown.join(', ')}; sections: ${SECTIONS.join(', ')}`);
@@ -25,5 +28,5 @@ for (const section of SECTIONS.filter((s) => wanted.includes(s))) {
   if (section === 'matcher') await import('./matcher.js');
   else if (section === 'ingest') await (await import('./ingest.js')).ingestBench(corpus);
   else if (section === 'history') await (await import('./history.js')).historyBench(corpus);
-  else await (await import('./alerts.js')).alertsBench();
+  else await (await import('./alerts.js')).alertsBench(corpus);
 }

@@ -51,6 +51,7 @@ export class BenchService {
     /** The PostgreSQL database's URL (postgres only). */
     readonly databaseUrl: string | undefined,
     private readonly dropDatabase: () => Promise<void>,
+    private readonly env: Record<string, string>,
   ) {}
 
   static async start(kind: BenchDatabase, env: Record<string, string> = {}): Promise<BenchService> {
@@ -76,6 +77,16 @@ export class BenchService {
     } else {
       dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
     }
+    return BenchService.launch(kind, env, dataDir, databaseUrl, dropDatabase);
+  }
+
+  private static async launch(
+    kind: BenchDatabase,
+    env: Record<string, string>,
+    dataDir: string | undefined,
+    databaseUrl: string | undefined,
+    dropDatabase: () => Promise<void>,
+  ): Promise<BenchService> {
     // BENCH_CPU_PROF=<dir> writes a CPU profile of the service there when it stops.
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
     const child = spawn(process.execPath, [...profile, '--import', 'tsx', join(repoRoot, 'bench/serve.ts')], {
@@ -103,11 +114,17 @@ export class BenchService {
       });
       child.once('exit', (code) => fail(new Error(`vigil serve exited (${code}): ${stderr}`)));
     });
-    const service = new BenchService(kind, url, child, dataDir, databaseUrl, dropDatabase);
+    const service = new BenchService(kind, url, child, dataDir, databaseUrl, dropDatabase, env);
     const login = await service.request('POST', '/api/auth/login', { username: 'admin', password: ADMIN_PASSWORD });
     service.token = login.data.access_token;
     service.csrf = (await service.request('GET', '/api/auth/csrf')).data.csrf_token;
     return service;
+  }
+
+  /** Stops the service and starts it again on the same database (the answer replaces this one). */
+  async restart(): Promise<BenchService> {
+    await this.stop();
+    return BenchService.launch(this.kind, this.env, this.dataDir, this.databaseUrl, this.dropDatabase);
   }
 
   /** CPU time (user + system) of the service process so far, in ms. */
