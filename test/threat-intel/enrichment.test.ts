@@ -44,12 +44,18 @@ describeEachDatabase('threat-intel enrichment of alerts', (ctx) => {
     assert.deepEqual(alert.enrichment.indicators, [
       { type: 'ip', value: '192.0.2.10', feed_id: ipFeed.id, feed: 'C2 IPs', matched_field: 'destination.ip', matched_value: '192.0.2.10', score: 80 },
     ]);
+    const read = await admin.get(`/api/alerts/${alert.id}`);
+    assert.equal(read.statusCode, 200, read.body);
+    assert.deepEqual(read.data.enrichment, alert.enrichment);
   });
 
   test('an event with only clean values raises an alert without enrichment', async () => {
     const alert = await alertOn({ source: { ip: '10.0.0.5' }, destination: { ip: '192.0.2.11', domain: 'clean.example' }, url: { full: 'http://clean.example/' } });
     assert.equal(alert.enrichment, null);
     assert.equal(alert.risk_score, null);
+    const read = await admin.get(`/api/alerts/${alert.id}`);
+    assert.equal(read.statusCode, 200, read.body);
+    assert.equal('enrichment' in read.data, false);
   });
 
   test('IPv6 addresses are compared in canonical form; the source_ip entity is an observable', async () => {
