@@ -15,18 +15,21 @@ export interface IndicatorHit {
 type ExactType = Exclude<IndicatorType, 'cidr'>;
 const NO_SCORE = -1;
 
-interface Networks {
+/** Networks of one IP version: per prefix length, the listed networks keyed by their leading bits
+ * (a number for IPv4, so IPv4 lookups need no BigInt arithmetic). */
+interface Networks<K> {
   /** Prefix lengths present, longest first. */
   prefixes: number[];
-  byPrefix: Map<number, Map<bigint, { value: string; score: number }>>;
+  byPrefix: Map<number, Map<K, { value: string; score: number }>>;
 }
+
+/** The leading `prefix` bits of an IPv4 address, as a number. */
+const v4Key = (address: number, prefix: number) => (prefix === 0 ? 0 : address >>> (32 - prefix));
 
 export class FeedIndex {
   private readonly exact = new Map<ExactType, Map<string, number>>();
-  private readonly networks: Record<4 | 6, Networks> = {
-    4: { prefixes: [], byPrefix: new Map() },
-    6: { prefixes: [], byPrefix: new Map() },
-  };
+  private readonly v4: Networks<number> = { prefixes: [], byPrefix: new Map() };
+  private readonly v6: Networks<bigint> = { prefixes: [], byPrefix: new Map() };
   size = 0;
 
   constructor(
@@ -41,14 +44,9 @@ export class FeedIndex {
     if (indicator.type === 'cidr') {
       const network = parseNetwork(indicator.value);
       if (!network) return;
-      const networks = this.networks[network.version];
-      let table = networks.byPrefix.get(network.prefix);
-      if (!table) {
-        table = new Map();
-        networks.byPrefix.set(network.prefix, table);
-        networks.prefixes = [...networks.byPrefix.keys()].sort((a, b) => b - a);
-      }
-      table.set(network.network, { value: indicator.value, score });
+      const entry = { value: indicator.value, score };
+      if (network.version === 4) tableOf(this.v4, network.prefix).set(v4Key(Number(network.network), network.prefix), entry);
+      else tableOf(this.v6, network.prefix).set(network.network, entry);
     } else {
       let set = this.exact.get(indicator.type);
       if (!set) {
@@ -75,10 +73,17 @@ export class FeedIndex {
     const hits: IndicatorHit[] = [];
     const exact = this.matchExact('ip', text);
     if (exact) hits.push(exact);
-    const networks = this.networks[address.version];
-    for (const prefix of networks.prefixes) {
-      const entry = networks.byPrefix.get(prefix)!.get(networkOf(address, prefix));
-      if (entry) hits.push(this.hit('cidr', entry.value, entry.score));
+    if (address.version === 4) {
+      const n = Number(address.value);
+      for (const prefix of this.v4.prefixes) {
+        const entry = this.v4.byPrefix.get(prefix)!.get(v4Key(n, prefix));
+        if (entry) hits.push(this.hit('cidr', entry.value, entry.score));
+      }
+    } else {
+      for (const prefix of this.v6.prefixes) {
+        const entry = this.v6.byPrefix.get(prefix)!.get(networkOf(address, prefix));
+        if (entry) hits.push(this.hit('cidr', entry.value, entry.score));
+      }
     }
     return hits;
   }
@@ -98,4 +103,14 @@ export class FeedIndex {
       at = dot + 1;
     }
   }
+}
+
+function tableOf<K>(networks: Networks<K>, prefix: number): Map<K, { value: string; score: number }> {
+  let table = networks.byPrefix.get(prefix);
+  if (!table) {
+    table = new Map();
+    networks.byPrefix.set(prefix, table);
+    networks.prefixes = [...networks.byPrefix.keys()].sort((a, b) => b - a);
+  }
+  return table;
 }

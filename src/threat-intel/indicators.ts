@@ -79,6 +79,11 @@ export function normaliseDomain(text: string): string | undefined {
  * port dropped, an empty path is "/"), fragment removed.
  */
 export function normaliseUrl(text: string): string | undefined {
+  return parseUrl(text)?.href;
+}
+
+/** The URL of `text` in normalised form (see normaliseUrl), or undefined when it is not one. */
+export function parseUrl(text: string): URL | undefined {
   if (text.length > MAX_VALUE_LENGTH || !URL_SCHEME.test(text) || /\s/.test(text)) return undefined;
   let url: URL;
   try {
@@ -88,7 +93,7 @@ export function normaliseUrl(text: string): string | undefined {
   }
   if (!url.hostname) return undefined;
   url.hash = '';
-  return url.href;
+  return url;
 }
 
 export function normaliseHash(text: string, type: 'md5' | 'sha1' | 'sha256'): string | undefined {

@@ -8,7 +8,7 @@
 // host) are observables too.
 import { formatAddress, parseAddress, type Address } from './addresses.js';
 import type { AlertEntities } from './enricher.js';
-import { normaliseDomain, normaliseUrl } from './indicators.js';
+import { normaliseDomain, parseUrl } from './indicators.js';
 
 export type Observable =
   | { kind: 'address'; address: Address; value: string; field: string }
@@ -74,10 +74,10 @@ function addString(out: Collector, value: string, path: string, key: string): vo
     if (address) return out.add({ kind: 'address', address, value: formatKey(address, value), field: path });
   }
   if (value.includes('://')) {
-    const url = normaliseUrl(value);
+    const url = parseUrl(value);
     if (url) {
-      out.add({ kind: 'url', value: url, field: path });
-      out.addHost(new URL(url).hostname, path);
+      out.add({ kind: 'url', value: url.href, field: path });
+      out.addHost(url.hostname, path);
     }
     return;
   }
