@@ -134,10 +134,14 @@ export function detectType(text: string): IndicatorType | undefined {
   return normaliseDomain(value) ? 'domain' : undefined;
 }
 
+// eslint-disable-next-line no-control-regex -- these are the characters removed
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+
 /** A free-text note (description, source) cut to a bounded length; undefined when empty. */
 export function note(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
-  const text = (Array.isArray(value) ? value.join(', ') : String(value)).trim();
+  // NUL cannot be stored in a text column; other control characters are kept out of the API too.
+  const text = (Array.isArray(value) ? value.join(', ') : String(value)).replace(CONTROL_CHARACTERS, '').trim();
   if (text.length === 0) return undefined;
   return text.length > MAX_NOTE_LENGTH ? text.slice(0, MAX_NOTE_LENGTH) : text;
 }

@@ -68,6 +68,14 @@ describeEachDatabase('threat-intel feeds API', (ctx) => {
     assert.equal(await countRows(ctx.service, 'threat_intel_feeds WHERE name IN ($1, $2)', ['Empty', 'Bad']), 0);
   });
 
+  test('control characters inside a feed’s notes are dropped, not stored or refused', async () => {
+    const event = { Event: { info: 'Nul\u0000 in info', threat_level_id: '2', Attribute: [{ type: 'domain', value: 'nul-note.example', to_ids: true, comment: 'a\u0000b' }] } };
+    const created = await uploadFeed(admin, { name: 'Notes', format: 'misp', content: JSON.stringify(event) });
+    assert.equal(created.indicators, 1);
+    const [row] = await ctx.service.db.query<{ description: string }>('SELECT description FROM threat_intel_indicators WHERE feed_id = $1', [created.id]);
+    assert.equal(row.description, 'ab');
+  });
+
   test('uploads past the default 2 MiB body limit are accepted up to 20 MiB', async () => {
     const padding = `# ${'x'.repeat(3 * 1024 * 1024)}\n`;
     const created = await uploadFeed(admin, { name: 'Big file', format: 'plain', type: 'ip', content: `${padding}192.0.2.200\n` });
