@@ -8,9 +8,18 @@ import { contentLines, FeedBuilder, MAX_LINE_LENGTH, STEP, type ParseOptions, ty
 
 const SINKHOLES = new Set(['0.0.0.0', '127.0.0.1', '::', '::1', '::0']);
 
+/** The line up to a `#` that follows white space (a trailing comment). */
+function withoutComment(line: string): string {
+  for (let i = line.indexOf('#'); i > 0; i = line.indexOf('#', i + 1)) {
+    const before = line.charCodeAt(i - 1);
+    if (before === 32 || before === 9) return line.slice(0, i);
+  }
+  return line;
+}
+
 /** The value a list line names: its first token, or a hosts-file line's host name. */
 export function lineValue(line: string): string {
-  const tokens = line.replace(/\s+#.*$/, '').split(/\s+/);
+  const tokens = withoutComment(line).trim().split(/\s+/);
   return tokens.length > 1 && SINKHOLES.has(tokens[0]) ? tokens[1] : tokens[0];
 }
 

@@ -13,7 +13,8 @@ export interface PatternValue {
 
 const MAX_PATTERN_LENGTH = 64 * 1024;
 const STRING = /'((?:[^'\\]|\\.)*)'/g;
-const COMPARISON = /([a-z0-9-]+):([A-Za-z0-9_.$[\]*-]+)\s+(NOT\s+)?(=|IN|!=|>=|<=|>|<|LIKE|MATCHES|ISSUBSET|ISSUPERSET)\s*(\$\d+|\((?:\s*\$\d+\s*,?)*\))/g;
+// Bounded names and an operand list whose separators and literals cannot overlap keep the search linear.
+const COMPARISON = /([a-z0-9-]{1,64}):([A-Za-z0-9_.$[\]*-]{1,256})\s{0,64}(NOT\s{1,64})?(=|IN|!=|>=|<=|>|<|LIKE|MATCHES|ISSUBSET|ISSUPERSET)\s{0,64}(\$\d+|\((?:[\s,]*\$\d+)*[\s,]*\))/g;
 
 const HASHES: Record<string, IndicatorType> = { MD5: 'md5', SHA1: 'sha1', 'SHA-1': 'sha1', SHA256: 'sha256', 'SHA-256': 'sha256' };
 
