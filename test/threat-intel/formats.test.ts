@@ -146,3 +146,15 @@ test('a feed over the indicator bound is refused', () => {
   assert.throws(() => parseFeed('plain', content, { maxIndicators: 4 }), /more than 4 indicators/);
   assert.equal(parseFeed('plain', `${content}\n10.0.0.0`, { maxIndicators: 5 }).indicators.length, 5, 'repeats do not count');
 });
+
+test('STIX comparisons without spaces, IN lists; hostile patterns and lines end quickly with nothing', () => {
+  const bundle = (pattern: string) => JSON.stringify({ type: 'bundle', objects: [{ type: 'indicator', pattern_type: 'stix', pattern, valid_from: '2026-01-01T00:00:00Z' }] });
+  assert.deepEqual(pairs(parse('stix', bundle("[ipv4-addr:value='192.0.2.1']"))), ['ip 192.0.2.1']);
+  assert.deepEqual(pairs(parse('stix', bundle("[domain-name:value IN ('a.example', 'b.example')]"))), ['domain a.example', 'domain b.example']);
+  assert.deepEqual(pairs(parse('stix', bundle("[url:value = 'http://q.example/it\\'s']"))), ["url http://q.example/it's"]);
+  assert.equal(parse('stix', bundle(`[ipv4-addr:value IN (${' '.repeat(60000)}`)).skipped, 1);
+  assert.equal(parse('stix', bundle('a'.repeat(60000))).skipped, 1);
+  const line = parse('plain', `a${' '.repeat(60000)}b\n192.0.2.2 # trailing comment\n`);
+  assert.deepEqual(pairs(line), ['ip 192.0.2.2']);
+  assert.equal(line.rejected, 1);
+});
