@@ -79,12 +79,25 @@ function orderBy(sortBy: string, direction: 'ASC' | 'DESC'): string {
   return `${key.column} ${direction}${key.nullable ? ' NULLS LAST' : ''}, ${tail}`;
 }
 
-/** LIKE patterns for a case-insensitive substring search: the text as typed, and (when it differs) as it
- * reads inside the event's JSON text, where backslashes and quotes are escaped. */
-function searchPatterns(search: string): string[] {
-  const escapeLike = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Adds the search condition: the term as typed, or (when they differ) as it reads inside the event's
+ * JSON text, where backslashes, quotes and control characters are escaped. Two patterns would cost two
+ * trigram index scans, so the index is asked once, for the looser pattern both satisfy (the term with
+ * the characters JSON escapes as wildcards), and the exact patterns are checked on what it finds (on a
+ * copy of the text the index does not cover, so the planner cannot split them into more scans).
+ */
+function addSearch(where: Conditions, search: string): void {
   const inJson = JSON.stringify(search).slice(1, -1);
-  return inJson === search ? [escapeLike(search)] : [escapeLike(search), escapeLike(inJson)];
+  if (inJson === search) {
+    where.add(`${SEARCH_TEXT} ILIKE ?`, likePattern(search));
+    return;
+  }
+  // eslint-disable-next-line no-control-regex
+  const loose = `%${search.split(/["\\\u0000-\u001f]+/).map((part) => part.replace(/[\\%_]/g, (c) => `\\${c}`)).join('%')}%`;
+  where.add(`${SEARCH_TEXT} ILIKE ?`, loose);
+  where.add(`((${SEARCH_TEXT} || '') ILIKE ? OR (${SEARCH_TEXT} || '') ILIKE ?)`, likePattern(search), likePattern(inJson));
 }
 
 export function alertConditions(q: AlertListQuery): Conditions {
@@ -96,10 +109,7 @@ export function alertConditions(q: AlertListQuery): Conditions {
   if (q.host) where.add('host = ?', q.host);
   if (q.user) where.add('"user" = ?', q.user);
   if (q.source_ip) where.add('source_ip = ?', q.source_ip);
-  if (q.search) {
-    const patterns = searchPatterns(q.search);
-    where.add(`(${patterns.map(() => `${SEARCH_TEXT} ILIKE ?`).join(' OR ')})`, ...patterns);
-  }
+  if (q.search) addSearch(where, q.search);
   return where;
 }
 
@@ -110,20 +120,19 @@ export const SEARCH_COUNT_LIMIT = 10_000;
 /** True when alert_counts can give the total: no filter beyond status, severity, rule and index pattern. */
 const countable = (q: AlertListQuery) => !q.created_after && !q.created_before && !q.search && !q.host && !q.user && !q.source_ip;
 
-async function countMatches(db: Queryable, where: Conditions, limit?: number): Promise<number> {
-  const from = limit === undefined ? `alerts ${where.sql}` : `(SELECT 1 FROM alerts ${where.sql} LIMIT ${limit + 1}) matches`;
-  const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${from}`, where.params);
+async function countMatches(db: Queryable, where: Conditions): Promise<number> {
+  const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM alerts ${where.sql}`, where.params);
   return total;
 }
 
 /** The query of one page of the list (exported so tests can check every order is read from an index). */
 export function alertPageQuery(q: AlertListQuery, where = alertConditions(q)): { sql: string; params: unknown[] } {
+  return { sql: `SELECT ${ALERT_COLUMNS} FROM alerts ${where.sql} ${pageTail(q)}`, params: where.params };
+}
+
+function pageTail(q: AlertListQuery): string {
   const direction = q.sort_order === 'asc' ? 'ASC' : 'DESC';
-  const offset = (q.page - 1) * q.page_size;
-  return {
-    sql: `SELECT ${ALERT_COLUMNS} FROM alerts ${where.sql} ORDER BY ${orderBy(q.sort_by ?? 'created_at', direction)} LIMIT ${q.page_size} OFFSET ${offset}`,
-    params: where.params,
-  };
+  return `ORDER BY ${orderBy(q.sort_by ?? 'created_at', direction)} LIMIT ${q.page_size} OFFSET ${(q.page - 1) * q.page_size}`;
 }
 
 export interface AlertPage extends Page<AlertRow> {
@@ -131,14 +140,42 @@ export interface AlertPage extends Page<AlertRow> {
   total_exact: boolean;
 }
 
-export async function pageAlerts(db: Queryable, q: AlertListQuery): Promise<AlertPage> {
-  const where = alertConditions(q);
-  let total = countable(q) ? await countAlerts(db, where) : await countMatches(db, where, q.search ? SEARCH_COUNT_LIMIT : undefined);
-  const exact = total <= SEARCH_COUNT_LIMIT || !q.search;
-  if (!exact) total = SEARCH_COUNT_LIMIT;
+const pageOf = (q: AlertListQuery, items: AlertRow[], total: number, exact: boolean): AlertPage => ({
+  items,
+  total,
+  total_exact: exact,
+  page: q.page,
+  page_size: q.page_size,
+  pages: Math.ceil(total / q.page_size),
+});
+
+/**
+ * A search page. The matches (up to SEARCH_COUNT_LIMIT + 1) are collected once through the trigram
+ * index, counted, and sorted for the page in the same statement: the planner cannot tell how rare a
+ * term is and would otherwise walk the sort order's index testing every alert's text. When there are
+ * more matches than that, the term is common, and walking the sort order's index finds a page at once.
+ */
+async function pageSearch(db: Queryable, q: AlertListQuery, where: Conditions, limit: number): Promise<AlertPage> {
+  const rows = await db.query<AlertRow & { total_matches: number }>(
+    `WITH matches AS MATERIALIZED (SELECT ${ALERT_COLUMNS}, severity_rank, risk_score FROM alerts ${where.sql} LIMIT ${limit + 1})
+     SELECT c.total_matches, p.* FROM (SELECT count(*)::int AS total_matches FROM matches) c
+     LEFT JOIN LATERAL (SELECT * FROM matches ${pageTail(q)}) p ON true
+     ${pageTail({ ...q, page: 1 })}`,
+    where.params,
+  );
+  const matches = rows[0]?.total_matches ?? 0;
+  if (matches <= limit) return pageOf(q, rows.filter((r) => r.id !== null), matches, true);
   const page = alertPageQuery(q, where);
-  const items = await db.query<AlertRow>(page.sql, page.params);
-  return { items, total, total_exact: exact, page: q.page, page_size: q.page_size, pages: Math.ceil(total / q.page_size) };
+  return pageOf(q, await db.query<AlertRow>(page.sql, page.params), limit, false);
+}
+
+/** One page of the list; `searchCountLimit` is where a search stops counting. */
+export async function pageAlerts(db: Queryable, q: AlertListQuery, searchCountLimit = SEARCH_COUNT_LIMIT): Promise<AlertPage> {
+  const where = alertConditions(q);
+  if (q.search) return pageSearch(db, q, where, searchCountLimit);
+  const total = countable(q) ? await countAlerts(db, where) : await countMatches(db, where);
+  const page = alertPageQuery(q, where);
+  return pageOf(q, await db.query<AlertRow>(page.sql, page.params), total, true);
 }
 
 export async function findAlert(db: Queryable, id: string): Promise<AlertDetailRow | undefined> {

@@ -2,6 +2,7 @@
 // errors for bad parameters, and the full record of one alert. Alerts are raised through real ingest.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { pageAlerts } from '../../src/alerts/queries.js';
 import { describeEachDatabase } from '../helpers/service.js';
 import { assertError, NIL_UUID, type Json } from '../rules/fixtures.js';
 import { alertWorld, EVENTS, type AlertWorld } from './fixtures.js';
@@ -114,6 +115,20 @@ describeEachDatabase('alerts API: list and read', (ctx) => {
     assert.deepEqual(await labels('search=%25_%25'), [], 'LIKE wildcards are literal');
     assert.deepEqual(await labels('search=nothing-like-this'), []);
     assert.deepEqual(await labels('search=login&user=alice'), ['loginAlice']);
+    assert.deepEqual(await labels('search=login&sort_by=user&sort_order=asc'), ['loginAlice', 'loginCarol'], 'sorted');
+    const second = await list('search=login&page_size=1&page=2');
+    assert.deepEqual([second.total, second.pages, second.total_exact, second.items.map((a: Json) => labelOf.get(a.id))], [2, 2, true, ['loginAlice']]);
+    const past = await list('search=login&page=3');
+    assert.deepEqual([past.total, past.items], [2, []]);
+  });
+
+  test('a search matching more alerts than it counts says so and still pages in order', async () => {
+    const q = { page: 1, page_size: 20, sort_order: 'desc' as const, search: 'login' };
+    const capped = await pageAlerts(ctx.service.db, q, 1);
+    assert.deepEqual([capped.total, capped.total_exact, capped.pages], [1, false, 1]);
+    assert.deepEqual(capped.items.map((a) => labelOf.get(a.id)), ['loginCarol', 'loginAlice']);
+    const exact = await pageAlerts(ctx.service.db, q, 2);
+    assert.deepEqual([exact.total, exact.total_exact], [2, true]);
   });
 
   test('every sort field orders the list both ways, ties newest first by creation', async () => {
