@@ -24,10 +24,17 @@ export class DatabaseEventHistory implements EventHistory {
     const [row] = await this.db.query<{ tuples: number }>(`SELECT reltuples::float8 AS tuples FROM pg_class WHERE oid = 'events'::regclass`);
     if (row && row.tuples >= 0 && this.storedSinceAnalyze < Math.max(ANALYZE_AFTER, row.tuples * 0.2)) return;
     this.storedSinceAnalyze = 0;
-    this.analyzing = this.db.query('ANALYZE events').then(
-      () => undefined,
-      () => undefined,
-    );
+    // A small sample (3,000 rows) is enough for the scan's plan, and keeps the embedded database, which
+    // runs ANALYZE on the thread that answers requests, busy for a fraction of a second per million events.
+    this.analyzing = this.db
+      .transaction(async (tx) => {
+        await tx.query('SET LOCAL default_statistics_target = 10');
+        await tx.query('ANALYZE events (index_pattern_id, event_time, id)');
+      })
+      .then(
+        () => undefined,
+        () => undefined,
+      );
     try {
       await this.analyzing;
     } finally {
