@@ -93,13 +93,17 @@ function add(a: Pass, b: Pass): Pass {
 
 /** Bytes the events of a pattern take in the database: the events table with its indexes and TOAST. */
 const STORAGE_SQL = `SELECT pg_total_relation_size('events')::bigint AS events, pg_relation_size('events')::bigint AS heap,
-  pg_indexes_size('events')::bigint AS indexes, (SELECT count(*) FROM events)::bigint AS n`;
+  pg_indexes_size('events')::bigint AS indexes, (SELECT count(*) FROM events)::bigint AS n,
+  pg_total_relation_size('alerts')::bigint AS alerts, (SELECT count(*) FROM alerts)::bigint AS alert_count`;
 
 interface Storage {
   events: number;
   heap: number;
   indexes: number;
   n: number;
+  /** The alerts table with its indexes, and its rows. */
+  alerts: number;
+  alert_count: number;
 }
 
 async function storageOf(service: BenchService): Promise<Storage> {
@@ -107,7 +111,14 @@ async function storageOf(service: BenchService): Promise<Storage> {
     const client = await service.sql();
     try {
       const row = (await client.query(STORAGE_SQL)).rows[0];
-      return { events: Number(row.events), heap: Number(row.heap), indexes: Number(row.indexes), n: Number(row.n) };
+      return {
+        events: Number(row.events),
+        heap: Number(row.heap),
+        indexes: Number(row.indexes),
+        n: Number(row.n),
+        alerts: Number(row.alerts),
+        alert_count: Number(row.alert_count),
+      };
     } finally {
       await client.end();
     }
@@ -115,7 +126,7 @@ async function storageOf(service: BenchService): Promise<Storage> {
   await service.stop();
   const db = await openPglite({ dataDir: service.pgdata });
   try {
-    const [row] = await db.query<{ events: number; heap: number; indexes: number; n: number }>(STORAGE_SQL);
+    const [row] = await db.query<Storage & { [key: string]: unknown }>(STORAGE_SQL);
     return row;
   } finally {
     await db.close();
@@ -160,6 +171,7 @@ async function benchOne(kind: BenchDatabase, zip: Uint8Array, lines: string[], w
       `  ${check(perEvent / jsonBytes <= 2)} storage: ${fmt(perEvent)} bytes per event in the events table (heap ${fmt(storage.heap / storage.n)}, indexes ${fmt(storage.indexes / storage.n)}) ` +
         `for ${fmt(jsonBytes)} bytes of JSON = ${(perEvent / jsonBytes).toFixed(2)}× (target ≤ 2×)` +
         (kind === 'pglite' ? `; data directory grew ${fmt((dirAfter - dirBefore) / (withRules.events + without.events))} bytes per event` : ''),
+      `       alerts table: ${fmt(storage.alerts / Math.max(1, storage.alert_count))} bytes per alert with its indexes (${fmt(storage.alert_count)} alerts)`,
       `  (${fmt(withRules.events + without.events)} events in ${BATCH}-event batches over ${CONCURRENCY} connections; load average after: ${loadAfter})`,
     );
   } finally {
