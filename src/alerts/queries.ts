@@ -1,6 +1,7 @@
 // SQL for reading and triaging alerts: the filtered, sorted list (every order matches an index of
-// migration 7, so a page is read from an index, not sorted), one alert, row locks for status changes,
-// and comments. Alerts themselves are written by detection (store.ts).
+// migration 7, so a page is read from an index, not sorted; only a search sorts its matches, at most
+// 10 001), one alert, row locks for status changes, and comments. Alerts themselves are written by
+// detection (store.ts).
 import type { Queryable } from '../db/database.js';
 import { Conditions, paginate, type ListQuery, type Page } from '../http/lists.js';
 import { countAlerts } from './counts.js';
