@@ -98,7 +98,7 @@ export async function changeStatus(db: Database, actor: Actor, id: string, statu
     const step = transition(current.status, status);
     if (typeof step === 'object') throw conflict(step.refused);
     const { rows } = await apply(tx, actor, [current], status, comment, false);
-    return resultOf(rows.get(id)!, comment !== undefined);
+    return resultOf(rows.get(current.id)!, comment !== undefined);
   });
 }
 

@@ -72,6 +72,17 @@ describeEachDatabase('alert triage', (ctx) => {
     assert.equal((await patch(id, { status: 'new' })).data.status, 'new');
   });
 
+  test('an alert id in capitals names the same alert', async () => {
+    const id = await newAlert();
+    const response = await patch(id.toUpperCase(), { status: 'acknowledged', comment: 'upper' });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.data.id, id);
+    const comment = await world.analyst.post(`/api/alerts/${id.toUpperCase()}/comments`, { text: 'again' });
+    assert.equal(comment.statusCode, 201, comment.body);
+    assert.equal(comment.data.alert_id, id);
+    assert.equal((await world.viewer.get(`/api/alerts/${id.toUpperCase()}`)).data.comments_count, 2);
+  });
+
   test('moves outside the state machine answer 409 and change nothing', async () => {
     const id = await newAlert();
     assertError(await patch(id, { status: 'resolved' }), 409, 'Invalid status transition from new to resolved');
