@@ -49,7 +49,8 @@ async function parse(input: NewFeed): Promise<ParsedFeed> {
     throw error;
   }
   if (parsed.indicators.length === 0) {
-    const why = parsed.rejected > 0 ? `${parsed.rejected} entries rejected` : parsed.skipped > 0 ? `${parsed.skipped} entries skipped as not indicators` : 'the content is empty';
+    const entries = (n: number) => `${n} ${n === 1 ? 'entry' : 'entries'}`;
+    const why = parsed.rejected > 0 ? `${entries(parsed.rejected)} rejected` : parsed.skipped > 0 ? `${entries(parsed.skipped)} skipped as not indicators` : 'the content is empty';
     throw badRequest(
       `The feed holds no valid indicators (${why})`,
       parsed.problems.map((p) => ({ field: 'body.content', message: `${p.at}: ${p.reason}` })),
