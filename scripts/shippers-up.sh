@@ -12,7 +12,9 @@
 # tests that need them skip (or fail under CI=true).
 set -euo pipefail
 
-CACHE="${VIGIL_SHIPPERS_DIR:-$HOME/.cache/vigil-shippers}"
+# The same home directory the tests find (os.homedir()), also when HOME is not set.
+HOME_DIR="${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}"
+CACHE="${VIGIL_SHIPPERS_DIR:-$HOME_DIR/.cache/vigil-shippers}"
 mkdir -p "$CACHE"
 
 if [ "$(id -u)" -eq 0 ]; then SUDO=(); elif command -v sudo >/dev/null 2>&1; then SUDO=(sudo -n); else SUDO=(); fi
