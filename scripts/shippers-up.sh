@@ -14,6 +14,7 @@ set -euo pipefail
 
 # The same home directory the tests find (os.homedir()), also when HOME is not set.
 HOME_DIR="${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}"
+export HOME="$HOME_DIR"  # go keeps its module and build caches under it
 CACHE="${VIGIL_SHIPPERS_DIR:-$HOME_DIR/.cache/vigil-shippers}"
 mkdir -p "$CACHE"
 
