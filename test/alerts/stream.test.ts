@@ -8,10 +8,9 @@ import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
-import { migrate } from '../../src/db/migrate.js';
-import { openPostgres } from '../../src/db/postgres.js';
 import { createService, type Service } from '../../src/server.js';
-import { createPostgresDatabase, DATABASE_KINDS, openTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/databases.js';
+import { DATABASE_KINDS, openTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/databases.js';
+import { describeTwoInstances } from '../helpers/instances.js';
 import { ADMIN_PASSWORD, anonymous, login, loginAdmin, type Client } from '../helpers/service.js';
 import { createRule, ingest, setUpTeam, sigma, type CreatedPattern } from '../rules/fixtures.js';
 import { listening, openStream, type SseStream } from './sse-client.js';
@@ -300,14 +299,7 @@ for (const kind of DATABASE_KINDS) {
   });
 }
 
-describe('live alert stream across instances [postgres]', async () => {
-  const reason = await postgresUnavailable();
-  if (reason) {
-    describe(`skipped: ${reason}`, { skip: reason }, () => {});
-    return;
-  }
-  let database: { url: string; drop(): Promise<void> };
-  const connections: Database[] = [];
+describeTwoInstances('live alert stream across instances', (instances) => {
   let a: Service;
   let b: Service;
   let baseB: string;
@@ -316,26 +308,15 @@ describe('live alert stream across instances [postgres]', async () => {
   const open: SseStream[] = [];
 
   before(async () => {
-    database = await createPostgresDatabase();
-    const first = await openPostgres(database.url);
-    connections.push(first);
-    await migrate(first);
-    a = await createService(config(), { db: first, ...OPTIONS });
-    const second = await openPostgres(database.url);
-    connections.push(second);
-    b = await createService(config(), { db: second, alertStream: { ...OPTIONS.alertStream, gapWaitMs: 1500 } });
+    ({ a, b } = instances);
     baseB = await listening(b);
     let analyst: Client;
     ({ analyst, pattern } = await setUpTeam(a, 'ann', 'vic', { name: 'shared', is_default: true }));
     await createRule(analyst, { yaml_content: sigma(), deploy: true });
     viewerOnB = await login(b, 'vic', 'vic-password-123');
   });
-  after(async () => {
+  after(() => {
     for (const s of open) s.close();
-    await a?.close();
-    await b?.close();
-    for (const db of connections) await db.close();
-    await database?.drop();
   });
 
   test('an alert ingested on A and its status change arrive on a stream of B', async () => {
@@ -366,7 +347,7 @@ describe('live alert stream across instances [postgres]', async () => {
 
   /** A transaction on its own connection that has written an alert (taking a change number) and waits. */
   async function uncommittedAlert(): Promise<{ id: string; client: pg.Client }> {
-    const client = new pg.Client({ connectionString: database.url });
+    const client = new pg.Client({ connectionString: instances.url });
     await client.connect();
     const id = randomUUID();
     await client.query('BEGIN');
@@ -407,7 +388,7 @@ describe('live alert stream across instances [postgres]', async () => {
     assert.deepEqual(skipped.filter((m) => m.event !== undefined), []);
     s.close();
   });
-});
+}, { a: OPTIONS, b: { alertStream: { ...OPTIONS.alertStream, gapWaitMs: 1500 } } });
 
 describe('live alert stream without notifications', () => {
   let testDb: TestDatabase;

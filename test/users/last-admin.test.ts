@@ -1,14 +1,10 @@
 // The last active admin cannot be lost: two admins demoting, disabling or deleting each other at the
 // same moment — on one instance or on two instances sharing PostgreSQL — always leave one admin.
-import { after, before, describe, test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
-import { migrate } from '../../src/db/migrate.js';
-import { openPostgres } from '../../src/db/postgres.js';
-import { createService, type Service } from '../../src/server.js';
-import { createPostgresDatabase, postgresUnavailable } from '../helpers/databases.js';
-import { ADMIN_PASSWORD, describeEachDatabase, login, loginAdmin, type Client } from '../helpers/service.js';
+import { describeTwoInstances } from '../helpers/instances.js';
+import { describeEachDatabase, login, loginAdmin, type Client } from '../helpers/service.js';
 import { userAs } from '../rules/fixtures.js';
 
 type Move = (client: Client, targetId: string) => Promise<{ statusCode: number }>;
@@ -53,33 +49,9 @@ describeEachDatabase('the last admin remains', (ctx) => {
   }
 });
 
-describe('the last admin remains across two instances [postgres]', async () => {
-  const reason = await postgresUnavailable();
-  if (reason) {
-    describe(`skipped: ${reason}`, { skip: reason }, () => {});
-    return;
-  }
-  let database: { url: string; drop(): Promise<void> };
-  const connections: Database[] = [];
-  let a: Service;
-  let b: Service;
-
-  before(async () => {
-    database = await createPostgresDatabase();
-    for (let i = 0; i < 2; i++) connections.push(await openPostgres(database.url));
-    await migrate(connections[0]);
-    const config = loadConfig({ ADMIN_PASSWORD, DATA_DIR: '/nonexistent-test-dir' });
-    a = await createService(config, { db: connections[0] });
-    b = await createService(config, { db: connections[1] });
-  });
-  after(async () => {
-    await a?.close();
-    await b?.close();
-    for (const db of connections) await db.close();
-    await database?.drop();
-  });
-
+describeTwoInstances('the last admin remains across two instances', (instances) => {
   test('ten rounds of two admins demoting each other through different instances', async () => {
+    const { a, b, connections } = instances;
     const root = await loginAdmin(a);
     const password = 'duel-password-123';
     for (const username of ['duel-a', 'duel-b']) assert.equal((await root.post('/api/users', { username, password, role: 'admin' })).statusCode, 201);
