@@ -184,12 +184,24 @@ const VENDOR_ROOTS = ['C:\\Program Files', 'C:\\Program Files (x86)'];
  * Events of a large fleet, as an ingest pipeline receives them: the programs above plus `programs`
  * installed applications (each its own image under Program Files with its own arguments), `users`
  * domain accounts, `hosts` machines, and an `@timestamp` within the `spanMs` before `endMs`; about
- * `matchingShare` are unmodified regression (matching) events, stamped likewise.
+ * `matchingShare` are unmodified regression (matching) events, stamped likewise; with `alerts`, the
+ * others are drawn so that they raise none.
  */
 export function fleetEvents(
   corpusDir: string,
   count: number,
-  options: { seed?: number; matchingShare?: number; programs?: number; users?: number; hosts?: number; endMs?: number; spanMs?: number } = {},
+  options: {
+    seed?: number;
+    matchingShare?: number;
+    programs?: number;
+    users?: number;
+    hosts?: number;
+    endMs?: number;
+    spanMs?: number;
+    /** Whether a generated event would raise an alert: such an event is drawn again (up to 20 times), so
+     * only the unmodified regression events alert, as in a fleet where alerts are rare. */
+    alerts?: (event: Record<string, unknown>) => boolean;
+  } = {},
 ): string[] {
   const { seed = 7, matchingShare = 0.01, endMs = Date.now(), spanMs = 24 * 3600 * 1000 } = options;
   const base = regressionEvents(corpusDir);
@@ -209,7 +221,9 @@ export function fleetEvents(
   const lines: string[] = [];
   for (let i = 0; i < count; i++) {
     const e = pick(rnd, base);
-    const event = rnd() < matchingShare ? { ...e } : varyEvent(e, rnd, binaries, fleet);
+    const original = rnd() < matchingShare;
+    let event = original ? { ...e } : varyEvent(e, rnd, binaries, fleet);
+    for (let tries = 0; !original && options.alerts?.(event) && tries < 20; tries++) event = varyEvent(pick(rnd, base), rnd, binaries, fleet);
     event['@timestamp'] = new Date(endMs - Math.floor(rnd() * spanMs)).toISOString();
     lines.push(JSON.stringify(event));
   }
