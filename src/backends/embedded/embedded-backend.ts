@@ -22,6 +22,8 @@ function canonicalJson(value: unknown): string {
 }
 
 const POLL_INTERVAL_MS = 400;
+/** Longest stretch of compiling stored queries before other work gets a turn. */
+const SLICE_MS = 20;
 /** Rows per INSERT when many stored queries are written at once. */
 const DEPLOY_BATCH = 500;
 /**
@@ -47,6 +49,7 @@ export class EmbeddedBackend implements SearchBackend {
   private readonly sets = new Map<string, RuleSet>();
   private lastSeq = 0;
   private syncing: Promise<void> = Promise.resolve();
+  private loaded: Promise<void> = Promise.resolve();
   private timer?: NodeJS.Timeout;
   /** Detections compiled by callers of deploy in this process, used when their change is applied. */
   private readonly precompiled = new Map<string, { yaml: string; pipeline: string; rule: CompiledRule }>();
@@ -60,7 +63,11 @@ export class EmbeddedBackend implements SearchBackend {
   /** Loads every stored query; on a shared PostgreSQL also follows other instances' changes. */
   static async open(db: Database, options: { available?: boolean; log?: FastifyBaseLogger; follow?: boolean } = {}): Promise<EmbeddedBackend> {
     const backend = new EmbeddedBackend(db, options.available ?? true, options.log);
-    await backend.sync();
+    // The first load compiles every stored query (seconds for thousands of rules). It runs in the
+    // background, yielding between slices, so the service answers meanwhile; percolation waits for it,
+    // so no event is ever matched against a partial rule set.
+    backend.loaded = backend.sync();
+    backend.loaded.catch((error: unknown) => options.log?.error({ err: error }, 'loading the stored queries failed'));
     if (options.follow ?? db.kind === 'postgres') {
       backend.timer = setInterval(() => void backend.sync().catch(() => {}), POLL_INTERVAL_MS);
       backend.timer.unref();
@@ -140,7 +147,8 @@ export class EmbeddedBackend implements SearchBackend {
   }
 
   sync(): Promise<void> {
-    this.syncing = this.syncing.then(() => this.applyChanges());
+    // A failed pass (a database blip) must not stop every later one: each pass starts afresh.
+    this.syncing = this.syncing.catch(() => {}).then(() => this.applyChanges());
     return this.syncing;
   }
 
@@ -149,7 +157,13 @@ export class EmbeddedBackend implements SearchBackend {
       'SELECT percolator_index, id, query, deleted, seq FROM stored_queries WHERE seq > $1 ORDER BY seq',
       [this.lastSeq],
     );
+    let sliceStart = performance.now();
     for (const row of rows) {
+      if (performance.now() - sliceStart > SLICE_MS) {
+        // Thousands of rules take seconds to compile: other requests are answered between slices.
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
       let set = this.sets.get(row.percolator_index);
       if (!set) {
         set = new RuleSet();
@@ -171,6 +185,7 @@ export class EmbeddedBackend implements SearchBackend {
 
   async percolate(index: string, events: object[]): Promise<string[][]> {
     this.ensureAvailable();
+    await this.loaded;
     const set = this.sets.get(index);
     if (!set || set.size === 0) return events.map(() => []);
     return events.map((event) => set.match(event));
