@@ -24,7 +24,8 @@ function gzipped(encoding: string | undefined): boolean {
   return gzip === 1;
 }
 
-export function decodeBody(raw: Buffer, encoding: string | undefined): string {
+/** The body's bytes, gunzipped when the Content-Encoding says so (bounded to MAX_INGEST_BYTES). */
+function inflate(raw: Buffer, encoding: string | undefined): Buffer {
   let data = raw;
   if (gzipped(encoding)) {
     try {
@@ -34,7 +35,54 @@ export function decodeBody(raw: Buffer, encoding: string | undefined): string {
       throw badRequest('Body is not valid gzip');
     }
   }
-  return data.toString('utf8');
+  return data;
+}
+
+/** The body as text (invalid UTF-8 read as U+FFFD; the Elasticsearch receiver answers per item). */
+export function decodeBody(raw: Buffer, encoding: string | undefined): string {
+  return inflate(raw, encoding).toString('utf8');
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function strictText(bytes: Uint8Array): string | null {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reads an ingest body into events. Text that is not valid UTF-8 is refused, never silently altered:
+ * an NDJSON line holding such bytes is rejected alone (the other lines are read); a single JSON
+ * document (an object or an array) holding them is a 400.
+ */
+export function readEvents(raw: Buffer, encoding: string | undefined): ParsedBatch {
+  const data = inflate(raw, encoding);
+  const text = strictText(data);
+  if (text !== null) return parseEvents(text);
+  const lines: (string | null)[] = [];
+  let start = 0;
+  for (let i = 0; i <= data.length; i++) {
+    if (i < data.length && data[i] !== 0x0a) continue;
+    lines.push(strictText(data.subarray(start, i)));
+    start = i + 1;
+  }
+  const first = lines.find((l) => l === null || l.trim() !== '');
+  const lenient = data.toString('utf8').trim();
+  if (first === undefined || lenient.startsWith('[') || isSingleDocument(lenient)) {
+    throw badRequest('The body is not valid UTF-8');
+  }
+  return parseLines(lines);
+}
+
+function isSingleDocument(text: string): boolean {
+  try {
+    return isObject(JSON.parse(text));
+  } catch {
+    return false;
+  }
 }
 
 export function parseEvents(text: string): ParsedBatch {
@@ -60,10 +108,21 @@ export function parseEvents(text: string): ParsedBatch {
   } catch {
     // not a single document: read it as NDJSON below
   }
+  return parseLines(trimmed.split('\n'));
+}
+
+/** NDJSON: one object per non-blank line, numbered from 0; `null` stands for a line that is not UTF-8. */
+function parseLines(lines: (string | null)[]): ParsedBatch {
   const batch: ParsedBatch = { events: [], errors: [], received: 0 };
-  const lines = trimmed.split(/\r?\n/);
   let index = 0;
-  for (const line of lines) {
+  for (const raw of lines) {
+    if (raw === null) {
+      batch.received++;
+      batch.errors.push({ index, error: 'the line is not valid UTF-8' });
+      index++;
+      continue;
+    }
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line.trim() === '') continue;
     batch.received++;
     try {

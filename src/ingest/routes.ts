@@ -11,7 +11,7 @@ import { errorResponses } from '../http/schemas.js';
 import { bearerToken } from '../auth/access.js';
 import { findPatternByName, findPatternByTokenHash, type IndexPatternRow } from '../index-patterns/store.js';
 import { INGEST_TOKEN_PREFIX, hashIngestToken } from '../index-patterns/ingest-token.js';
-import { MAX_INGEST_BYTES, decodeBody, parseEvents } from './parse-body.js';
+import { MAX_INGEST_BYTES, readEvents } from './parse-body.js';
 import { ingestEvents } from './service.js';
 
 const patterns = new WeakMap<FastifyRequest, IndexPatternRow>();
@@ -72,7 +72,7 @@ export async function ingestRoutes(app: App, ctx: AppContext): Promise<void> {
         const pattern = patterns.get(request)!;
         const raw = request.body as Buffer | undefined;
         if (!raw || raw.length === 0) throw new HttpError(400, 'The body holds no events');
-        const batch = parseEvents(decodeBody(raw, request.headers['content-encoding']));
+        const batch = readEvents(raw, request.headers['content-encoding']);
         const outcome = await ingestEvents(ctx, pattern, batch.events, batch.errors);
         return {
           received: batch.received,

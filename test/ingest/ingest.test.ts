@@ -125,6 +125,28 @@ describeEachDatabase('event ingestion and the field catalogue', (ctx) => {
     assert.equal(await storedEvents(), beforeCount + 2);
   });
 
+  test('text that is not UTF-8 is refused, never altered: the NDJSON line alone, a JSON document whole', async () => {
+    const beforeCount = await storedEvents();
+    const latin1 = Buffer.from('{"user":"Jos\xe9"}', 'latin1');
+    const ndjson = Buffer.concat([Buffer.from('{"line":"before"}\n'), latin1, Buffer.from('\n\n{"line":"after"}\n')]);
+    const response = await post(ndjson, { 'content-type': 'application/x-ndjson' });
+    assert.equal(response.statusCode, 200, response.body);
+    const data = JSON.parse(response.body);
+    assert.deepEqual({ received: data.received, accepted: data.accepted, errors: data.errors }, {
+      received: 3,
+      accepted: 2,
+      errors: [{ index: 1, error: 'the line is not valid UTF-8' }],
+    });
+    assert.equal(await storedEvents(), beforeCount + 2);
+    assert.equal(await countRows(ctx.service, 'events WHERE event::text LIKE $1', ['%\uFFFD%']), 0);
+    for (const body of [Buffer.concat([Buffer.from('['), latin1, Buffer.from(']')]), latin1]) {
+      const refused = await post(body);
+      assert.equal(refused.statusCode, 400, refused.body);
+      assert.deepEqual(JSON.parse(refused.body), { detail: 'The body is not valid UTF-8', status_code: 400 });
+    }
+    assert.equal(await storedEvents(), beforeCount + 2);
+  });
+
   test('GET …/fields lists the dotted fields seen, with counts', async () => {
     const p = await createPattern(admin, { name: 'catalogue' });
     const response = await ingest(ctx.service, p, [
