@@ -7,7 +7,6 @@
 import { loadavg } from 'node:os';
 import { fleetEvents } from './events.js';
 import { BenchService, benchDatabases, type BenchDatabase } from './service.js';
-import { openPglite } from '../src/db/pglite.js';
 import type { Queryable } from '../src/db/database.js';
 
 const ALERTS = Number(process.env.BENCH_ALERTS ?? 1_000_000);
@@ -101,23 +100,7 @@ async function benchOne(kind: BenchDatabase, corpus: string): Promise<string[]> 
       { ...(await service.createPattern('bench-other')), name: 'bench-other' },
     ];
     let loaded: Loaded;
-    if (kind === 'postgres') {
-      const client = await service.sql();
-      try {
-        loaded = await loadAlerts({ query: async (sql, params) => (await client.query(sql, params as unknown[])).rows }, patterns, corpus, ALERTS);
-      } finally {
-        await client.end();
-      }
-    } else {
-      await service.stop();
-      const db = await openPglite({ dataDir: service.pgdata });
-      try {
-        loaded = await loadAlerts(db, patterns, corpus, ALERTS);
-      } finally {
-        await db.close();
-      }
-      service = await service.restart();
-    }
+    ({ service, result: loaded } = await service.load((db) => loadAlerts(db, patterns, corpus, ALERTS)));
     out.push(
       `  loaded ${ALERTS.toLocaleString('en-US')} alerts by SQL in ${(loaded.ms / 1000).toFixed(1)} s, of which ${(loaded.indexMs / 1000).toFixed(1)} s building the indexes (slowest: ${loaded.slowest.map((b) => `${b.name} ${(b.ms / 1000).toFixed(1)} s`).join(', ')}; load ${load()})`,
     );

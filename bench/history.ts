@@ -10,7 +10,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fleetEvents } from './events.js';
 import { BenchService, benchDatabases, type BenchDatabase } from './service.js';
-import { openPglite } from '../src/db/pglite.js';
 import type { Queryable } from '../src/db/database.js';
 
 const EVENTS = Number(process.env.BENCH_HISTORY_EVENTS ?? 1_000_000);
@@ -58,23 +57,7 @@ async function benchOne(kind: BenchDatabase, corpus: string): Promise<string[]> 
     const yaml = readFileSync(join(corpus, 'sigma-rules', RULE), 'utf8');
     const rule = await service.ok('POST', '/api/rules', { yaml_content: yaml, index_pattern: 'bench-history' });
     let loadMs: number;
-    if (kind === 'postgres') {
-      const client = await service.sql();
-      try {
-        loadMs = await loadHistory({ query: async (sql, params) => (await client.query(sql, params as unknown[])).rows }, pattern.id, corpus, EVENTS);
-      } finally {
-        await client.end();
-      }
-    } else {
-      await service.stop();
-      const db = await openPglite({ dataDir: service.pgdata });
-      try {
-        loadMs = await loadHistory(db, pattern.id, corpus, EVENTS);
-      } finally {
-        await db.close();
-      }
-      service = await service.restart();
-    }
+    ({ service, result: loadMs } = await service.load((db) => loadHistory(db, pattern.id, corpus, EVENTS)));
     out.push(`  loaded ${fmt(EVENTS)} events over 7 days by SQL in ${(loadMs / 1000).toFixed(1)} s (load ${load()})`);
 
     for (const round of ['first', 'second']) {

@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { Queryable } from '../src/db/database.js';
+import { openPglite } from '../src/db/pglite.js';
 
 export type BenchDatabase = 'pglite' | 'postgres';
 
@@ -177,6 +179,31 @@ export class BenchService {
     const client = new pg.Client({ connectionString: this.databaseUrl });
     await client.connect();
     return client;
+  }
+
+  /**
+   * Runs `work` with SQL access to the service's database, for loading rows in bulk: on PostgreSQL
+   * beside the running service; on the embedded database the service is stopped (one process per data
+   * directory) and started again afterwards. Answers the service to use from then on.
+   */
+  async load<T>(work: (db: Queryable) => Promise<T>): Promise<{ service: BenchService; result: T }> {
+    if (this.databaseUrl) {
+      const client = await this.sql();
+      try {
+        return { service: this, result: await work({ query: async (sql, params) => (await client.query(sql, params as unknown[])).rows }) };
+      } finally {
+        await client.end();
+      }
+    }
+    await this.stop();
+    const db = await openPglite({ dataDir: this.pgdata });
+    let result: T;
+    try {
+      result = await work(db);
+    } finally {
+      await db.close();
+    }
+    return { service: await this.restart(), result };
   }
 
   /** Stops the service (and keeps the embedded data directory until drop()). */
