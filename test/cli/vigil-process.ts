@@ -1,6 +1,7 @@
 // Runs the `vigil` command line as a real process (from the TypeScript sources), collecting its output.
 import { spawn } from 'node:child_process';
 import type { StdioOptions } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { repoRoot } from '../sigma/corpus-helpers.js';
 
@@ -30,5 +31,18 @@ export function vigil(args: string[], stdin?: string, stdout?: number): Promise<
     p.on('error', reject);
     p.on('close', (code) => resolve({ code, stdout: out, stderr: err }));
     p.stdin?.end(stdin ?? '');
+  });
+}
+
+/** A TCP port free on 127.0.0.1 right now (for a `vigil serve` process to listen on). */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
   });
 }
