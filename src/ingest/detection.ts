@@ -97,8 +97,7 @@ function firstValue(accessors: Accessor[], event: object): string | undefined {
   return undefined;
 }
 
-export function entitiesOf(pattern: IndexPatternRow, event: object): AlertEntities {
-  const accessors = entityAccessors(pattern);
+function entitiesOf(accessors: EntityAccessors, event: object): AlertEntities {
   const entities: AlertEntities = {};
   const sourceIp = firstValue(accessors.source_ip, event);
   const user = firstValue(accessors.user, event);
@@ -126,13 +125,14 @@ export async function detect(
   const ids = [...new Set(hits.flat())];
   if (ids.length === 0) return [];
   const rules = await matchedRules(db, ids);
+  const accessors = entityAccessors(pattern);
   const alerts: NewAlert[] = [];
   events.forEach((accepted, i) => {
     let entities: AlertEntities | undefined;
     for (const id of hits[i]) {
       const rule = rules.get(id);
       if (!rule || rule.excepted(accepted.event)) continue;
-      entities ??= entitiesOf(pattern, seen[i]);
+      entities ??= entitiesOf(accessors, seen[i]);
       alerts.push({
         ruleId: rule.id,
         ruleTitle: rule.title,
