@@ -7,6 +7,7 @@ import { sql as threatIntel } from './005-threat-intel.js';
 import { sql as patternScope } from './006-pattern-scope.js';
 import { sql as alertIndexes } from './007-alert-indexes.js';
 import { sql as ingestStorage } from './008-ingest-storage.js';
+import { sql as apiKeys } from './009-api-keys.js';
 
 export interface Migration {
   version: number;
@@ -23,4 +24,5 @@ export const migrations: Migration[] = [
   { version: 6, name: 'pattern scope', sql: patternScope },
   { version: 7, name: 'alert indexes', sql: alertIndexes },
   { version: 8, name: 'ingest storage', sql: ingestStorage },
+  { version: 9, name: 'api keys', sql: apiKeys },
 ];
