@@ -1,12 +1,15 @@
 // Schema validation: request bodies are checked strictly (no type coercion, unknown fields refused,
 // nothing silently removed); query strings and path parameters are coerced from their text form.
 // Two checks on top of the schemas keep database-level errors away from clients: strings with NUL
-// characters are refused (PostgreSQL cannot store them), date-times must be ones PostgreSQL can
+// characters or lone UTF-16 surrogates (a JSON "\ud800" escape: not Unicode, so neither PostgreSQL
+// text nor jsonb can hold it) are refused, in values and keys alike, whatever the schema says of the
+// field (free-form JSON such as a sample log included); date-times must be ones PostgreSQL can
 // read (year 0001 or later, UTC offset within ±15:59), and a uuid is the plain 8-4-4-4-12 form (the
 // `urn:uuid:` prefix that ajv-formats allows is not valid uuid input for PostgreSQL).
 import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { unstorableTexts } from './storable-text.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
 const addFormats = addFormatsModule.default ?? addFormatsModule;
@@ -64,38 +67,27 @@ interface ValidationIssue {
 
 const escapePointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
-/** Every string (value or object key) in `data` that contains a NUL character; walks without recursion. */
-function nulIssues(data: unknown): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  const stack: Array<[unknown, string]> = [[data, '']];
-  while (stack.length > 0) {
-    const [value, path] = stack.pop()!;
-    if (typeof value === 'string') {
-      if (value.includes('\u0000')) issues.push({ instancePath: path, keyword: 'nul', message: 'must not contain NUL characters', params: {} });
-    } else if (Array.isArray(value)) {
-      value.forEach((item, i) => stack.push([item, `${path}/${i}`]));
-    } else if (value !== null && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) {
-        const itemPath = `${path}/${escapePointer(key)}`;
-        if (key.includes('\u0000')) issues.push({ instancePath: itemPath, keyword: 'nul', message: 'must not contain NUL characters', params: {} });
-        else stack.push([item, itemPath]);
-      }
-    }
-  }
-  return issues;
+/** Every string (value or object key) in `data` that PostgreSQL cannot store, as schema issues. */
+function unstorableTextIssues(data: unknown): ValidationIssue[] {
+  return unstorableTexts(data).map(({ path, message }) => ({
+    instancePath: path.map((segment) => `/${escapePointer(segment)}`).join(''),
+    keyword: 'text',
+    message,
+    params: {},
+  }));
 }
 
 type Validate = ((data: unknown, dataCtx?: unknown) => boolean) & { errors?: unknown; schemaEnv?: unknown };
 
-function refuseNul(validate: Validate): Validate {
+function refuseUnstorableText(validate: Validate): Validate {
   const wrapped: Validate = (data, dataCtx) => {
     const valid = validate(data, dataCtx);
-    const nul = nulIssues(data);
-    if (nul.length === 0) {
+    const text = unstorableTextIssues(data);
+    if (text.length === 0) {
       wrapped.errors = validate.errors;
       return valid;
     }
-    wrapped.errors = [...((validate.errors as ValidationIssue[] | null | undefined) ?? []), ...nul];
+    wrapped.errors = [...((validate.errors as ValidationIssue[] | null | undefined) ?? []), ...text];
     return false;
   };
   // Fastify passes the parent object to Ajv-compiled functions (so defaults can be applied at the root).
@@ -106,5 +98,5 @@ function refuseNul(validate: Validate): Validate {
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
   const validate = ajv.compile(schema as object) as unknown as Validate;
-  return refuseNul(validate) as unknown as ReturnType<FastifySchemaCompiler<unknown>>;
+  return refuseUnstorableText(validate) as unknown as ReturnType<FastifySchemaCompiler<unknown>>;
 };

@@ -1,8 +1,10 @@
 // From YAML to a rule the service can store, deploy or test: the spec's validation order
-// (1) YAML syntax → 400, (2) Sigma schema and (3) required fields → 422, (4) every field mapped by the
+// (1) YAML syntax → 400, (2) Sigma schema and (3) required fields → 422 (text no column can hold, from a
+// "\ud800" or "\0" escape, included), (4) every field mapped by the
 // index pattern → 422, then compilation (unsafe regexes; placeholders without values when testing) → 422.
 import { compileRule, compileSafeRegex, missingPlaceholders, parseRule, unmappedFields as unmappedBy, type CompiledRule, type Pipeline, type SigmaRule } from '../sigma/index.js';
 import { badRequest, unprocessable, type FieldError } from '../http/errors.js';
+import { unstorableTexts } from '../http/storable-text.js';
 import { pipelineOf } from '../index-patterns/pipeline.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
 import type { RuleContent } from './store.js';
@@ -23,10 +25,20 @@ export function parseSigma(yaml: string, detail: ValidationDetail): SigmaRule {
     if (parsed.kind === 'yaml') throw badRequest(`Invalid YAML syntax: ${parsed.message}`);
     throw unprocessable(detail, parsed.errors.map(withImportHint));
   }
+  // A "\ud800" or "\0" escape in the YAML loads as text no column can hold: refused where it is.
+  const badText = unstorableTexts(parsed.rule.raw);
+  if (badText.length > 0) throw unprocessable(detail, badText.map(({ path, message }) => ({ field: yamlPath(path), message })));
   if (parsed.rule.kind !== 'detection') {
     throw unprocessable(detail, [{ field: parsed.rule.kind, message: `${parsed.rule.kind} rules cannot be stored as detection rules` }]);
   }
   return parsed.rule;
+}
+
+/** A place in the rule document as the rule validation names it: `detection.selection.Image`, `tags[0]`. */
+function yamlPath(path: string[]): string {
+  let out = '';
+  for (const segment of path) out += /^\d+$/.test(segment) ? `[${segment}]` : out === '' ? segment : `.${segment}`;
+  return out || 'document';
 }
 
 /** Where a Sigma field is used in the detection, as a path such as detection.selection.Image|endswith. */
