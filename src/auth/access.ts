@@ -2,9 +2,12 @@
 //   public  — no credentials needed;
 //   session — a live JWT session (Bearer header or svc_session cookie) with at least `role`;
 //             POST/PUT/PATCH/DELETE also need a valid X-CSRF-Token;
-//   apikey  — an API key (read-only external endpoints).
-// Routes without a declaration are session routes for any role: secure by default.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+//   apikey  — an API key (read-only external endpoints): GET only, counted against the key's rate
+//             limit; a JWT there is refused (401).
+// Routes without a declaration are session routes for any role: secure by default. An API key is
+// read-only everywhere: on a session route, or with any write (even to a path no route answers), a
+// valid key gets 403 (and is counted against its rate limit like any other request it makes).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
 import { FORBIDDEN, HttpError, forbidden, unauthorized } from '../http/errors.js';
 import { hasRole, type Role } from './roles.js';
@@ -29,12 +32,19 @@ export interface SessionPrincipal {
 export interface ApiKeyPrincipal {
   kind: 'apikey';
   keyId: string;
+  tier: 'standard' | 'high';
   owner: UserRow;
 }
 export type Principal = SessionPrincipal | ApiKeyPrincipal;
 
-/** Resolves an API key to its principal, or null when unknown/revoked. */
-export type ApiKeyResolver = (key: string, request: FastifyRequest) => Promise<ApiKeyPrincipal | null>;
+/** How API keys are checked (provided by the API-key feature). */
+export interface ApiKeyGate {
+  /** The principal of a presented key, or null when it is unknown, revoked, expired or its owner disabled. */
+  resolve(key: string): Promise<ApiKeyPrincipal | null>;
+  /** Counts one request of the key, sets the X-RateLimit-* headers on the reply, and throws 429 when
+   * the key's budget for the current window is spent. */
+  admit(principal: ApiKeyPrincipal, reply: FastifyReply): Promise<void>;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -66,7 +76,7 @@ function presentedCredential(request: FastifyRequest): string | undefined {
 
 export function registerAccessControl(
   app: FastifyInstance,
-  deps: { db: Database; tokens: TokenService; resolveApiKey?: ApiKeyResolver },
+  deps: { db: Database; tokens: TokenService; apiKeys?: ApiKeyGate },
 ): void {
   async function sessionPrincipal(token: string): Promise<SessionPrincipal> {
     const claims = await deps.tokens.verify(token, 'session');
@@ -76,8 +86,24 @@ export function registerAccessControl(
     return { kind: 'session', user, sessionId: claims.sessionId };
   }
 
-  app.addHook('onRequest', async (request) => {
-    if (request.is404) return;
+  /** The principal of a presented API key, admitted by its rate limit (401 unknown key, 429 spent). */
+  async function apiKeyPrincipal(key: string, reply: FastifyReply): Promise<ApiKeyPrincipal> {
+    const principal = deps.apiKeys ? await deps.apiKeys.resolve(key) : null;
+    if (!principal || !deps.apiKeys) throw unauthorized();
+    await deps.apiKeys.admit(principal, reply);
+    return principal;
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) {
+      // A key is read-only everywhere: its writes are refused even where no route answers them (404/405).
+      const token = bearerToken(request.headers.authorization);
+      if (STATE_CHANGING.has(request.method) && token?.startsWith(API_KEY_PREFIX)) {
+        await apiKeyPrincipal(token, reply);
+        throw forbidden(FORBIDDEN);
+      }
+      return;
+    }
     const access: Access = request.routeOptions.config.access ?? { auth: 'session' };
     if (access.auth === 'public') return;
 
@@ -86,9 +112,9 @@ export function registerAccessControl(
     const isApiKey = credential.startsWith(API_KEY_PREFIX);
 
     if (access.auth === 'apikey') {
-      if (!isApiKey || !deps.resolveApiKey) throw unauthorized();
-      const principal = await deps.resolveApiKey(credential, request);
-      if (!principal) throw unauthorized();
+      // Only API keys open the external endpoints; a session token there is not a credential.
+      if (!isApiKey) throw unauthorized();
+      const principal = await apiKeyPrincipal(credential, reply);
       if (request.method !== 'GET' && request.method !== 'HEAD') throw forbidden(FORBIDDEN);
       request.principal = principal;
       return;
@@ -96,8 +122,7 @@ export function registerAccessControl(
 
     if (isApiKey) {
       // A valid key is read-only and confined to /api/external: anything else is forbidden.
-      const principal = deps.resolveApiKey ? await deps.resolveApiKey(credential, request) : null;
-      if (!principal) throw unauthorized();
+      await apiKeyPrincipal(credential, reply);
       throw forbidden(FORBIDDEN);
     }
     const principal = await sessionPrincipal(credential);

@@ -11,12 +11,19 @@ import { refuseUnexpectedBody } from './no-body.js';
 import { registerOpenApi } from './openapi.js';
 import { ErrorBody } from './schemas.js';
 import { registerSecurityHeaders, SECURITY_HEADERS } from './security-headers.js';
+import { serverTimeoutOptions } from './timeouts.js';
 import { validatorCompiler } from './validation.js';
 import { BackendUnavailableError } from '../backends/backend.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/constraint-errors.js';
-import { registerAccessControl, type ApiKeyResolver } from '../auth/access.js';
+import { registerAccessControl } from '../auth/access.js';
+import { apiKeyGate } from '../api-keys/gate.js';
+import type { RateLimitOptions } from '../api-keys/rate-limit.js';
+import { apiKeyRoutes } from '../api-keys/routes.js';
+import { externalRoutes } from '../external/routes.js';
 import { alertStreamRoutes, type AlertStreamOptions } from '../alerts/stream-routes.js';
 import { authRoutes } from '../auth/routes.js';
+import { ssoRoutes } from '../auth/sso/routes.js';
+import { twoFactorRoutes } from '../auth/two-factor/routes.js';
 import { alertRoutes } from '../alerts/routes.js';
 import { auditRoutes } from '../audit/routes.js';
 import { healthRoutes } from '../health/routes.js';
@@ -40,7 +47,8 @@ export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
 export interface BuildOptions {
   logger?: boolean | { level: string };
   trustProxy?: boolean;
-  resolveApiKey?: ApiKeyResolver;
+  /** API-key rate limiting: the window length and, for tests, the clock. */
+  rateLimit?: RateLimitOptions;
   /** Tuning of the live alert stream (heartbeat, limits); defaults suit production. */
   alertStream?: AlertStreamOptions;
 }
@@ -51,6 +59,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     bodyLimit: DEFAULT_BODY_LIMIT,
     trustProxy: options.trustProxy ?? false,
     return503OnClosing: true,
+    // Slow or idle connections are closed (408 while a request is still arriving).
+    ...serverTimeoutOptions(ctx.config.http),
     // Long enough that any over-long id reaches validation (and answers 404 like any other bad id).
     routerOptions: { maxParamLength: 2048 },
     // Errors Fastify raises before routing (an undecodable URL) still get the error model and headers.
@@ -105,10 +115,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     return sendError(reply, new HttpError(404, 'Not Found'));
   });
 
-  registerAccessControl(app, { db: ctx.db, tokens: ctx.tokens, resolveApiKey: options.resolveApiKey });
+  registerAccessControl(app, { db: ctx.db, tokens: ctx.tokens, apiKeys: apiKeyGate(ctx.db, options.rateLimit) });
 
   healthRoutes(app, ctx);
   authRoutes(app, ctx);
+  ssoRoutes(app, ctx);
+  twoFactorRoutes(app, ctx);
   userRoutes(app, ctx);
   auditRoutes(app, ctx);
   indexPatternRoutes(app, ctx);
@@ -119,6 +131,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   testingRoutes(app, ctx);
   alertRoutes(app, ctx);
   statsRoutes(app, ctx);
+  apiKeyRoutes(app, ctx);
+  externalRoutes(app, ctx);
   await importRoutes(app, ctx);
   await ingestRoutes(app, ctx);
   await threatIntelRoutes(app, ctx);

@@ -1,0 +1,93 @@
+// The external API for integrations: read-only views of alerts, rules and stats under /api/external,
+// opened by API keys only (rate-limited per key; see src/api-keys/gate.ts). Each endpoint takes the same
+// query parameters and answers the same shapes as its internal counterpart, through the same functions.
+import type { App, AppContext } from '../http/context.js';
+import { errorResponses, IdParams } from '../http/schemas.js';
+import { listResponseSchema } from '../http/lists.js';
+import { AlertListSchema, alertListQuery, listAlerts, readAlert } from '../alerts/routes.js';
+import { ALERT_NOT_FOUND } from '../alerts/service.js';
+import { AlertDetailSchema } from '../alerts/view.js';
+import { listRules, readRule, ruleListQuery } from '../rules/routes.js';
+import { RULE_NOT_FOUND } from '../rules/service.js';
+import { RuleSchema } from '../rules/view.js';
+import { readStats, StatsSchema } from '../stats/routes.js';
+
+const apiKey = { auth: 'apikey' as const };
+const LIMITED =
+  ' Every answer after the key is checked carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset; past the limit, 429 with Retry-After.';
+
+export function externalRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    '/api/external/alerts',
+    {
+      config: { access: apiKey },
+      schema: {
+        tags: ['external'],
+        summary: 'List alerts (as GET /api/alerts)',
+        description: `Same parameters and answer as GET /api/alerts.${LIMITED}`,
+        querystring: alertListQuery,
+        response: { 200: AlertListSchema, ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => listAlerts(ctx, request.query),
+  );
+
+  app.get(
+    '/api/external/alerts/:id',
+    {
+      config: { access: apiKey, notFound: ALERT_NOT_FOUND },
+      schema: {
+        tags: ['external'],
+        summary: 'Read an alert (as GET /api/alerts/{id})',
+        description: `Same answer as GET /api/alerts/{id}.${LIMITED}`,
+        params: IdParams,
+        response: { 200: AlertDetailSchema, ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => readAlert(ctx, request.params.id),
+  );
+
+  app.get(
+    '/api/external/rules',
+    {
+      config: { access: apiKey },
+      schema: {
+        tags: ['external'],
+        summary: 'List rules (as GET /api/rules)',
+        description: `Same parameters and answer as GET /api/rules.${LIMITED}`,
+        querystring: ruleListQuery,
+        response: { 200: listResponseSchema(RuleSchema), ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => listRules(ctx, request.query),
+  );
+
+  app.get(
+    '/api/external/rules/:id',
+    {
+      config: { access: apiKey, notFound: RULE_NOT_FOUND },
+      schema: {
+        tags: ['external'],
+        summary: 'Read a rule (as GET /api/rules/{id})',
+        description: `Same answer as GET /api/rules/{id}.${LIMITED}`,
+        params: IdParams,
+        response: { 200: RuleSchema, ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => readRule(ctx, request.params.id),
+  );
+
+  app.get(
+    '/api/external/stats',
+    {
+      config: { access: apiKey },
+      schema: {
+        tags: ['external'],
+        summary: 'Dashboard figures (as GET /api/stats)',
+        description: `Same answer as GET /api/stats.${LIMITED}`,
+        response: { 200: StatsSchema, ...errorResponses(401, 403, 429) },
+      },
+    },
+    async () => readStats(ctx),
+  );
+}
