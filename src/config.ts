@@ -30,6 +30,19 @@ export interface Config {
   logLevel: string;
   /** The Elasticsearch version the /api/es facade reports to log shippers (ES_COMPAT_VERSION). */
   esCompatVersion: string;
+  /** HTTP connection timeouts, in milliseconds (0: none); see src/http/timeouts.ts. */
+  http: HttpTimeouts;
+}
+
+export interface HttpTimeouts {
+  /** Time to receive a request's headers (HTTP_HEADERS_TIMEOUT). */
+  headersMs: number;
+  /** Time to receive a whole request, headers and body (HTTP_REQUEST_TIMEOUT). */
+  requestMs: number;
+  /** Time an idle keep-alive connection is kept between requests (HTTP_KEEP_ALIVE_TIMEOUT). */
+  keepAliveMs: number;
+  /** Time a connection may go without any byte sent or received (HTTP_IDLE_TIMEOUT). */
+  idleMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -37,6 +50,30 @@ export class ConfigError extends Error {}
 function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value === '' ? undefined : value;
+}
+
+/** A duration in seconds (decimals allowed) read as milliseconds; 0 only where `zeroAllowed`. */
+function seconds(env: NodeJS.ProcessEnv, name: string, defaultSeconds: number, zeroAllowed = true): number {
+  const text = optional(env, name);
+  if (text === undefined) return defaultSeconds * 1000;
+  const value = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || value > 86_400 || (!zeroAllowed && value === 0)) {
+    throw new ConfigError(`${name} must be a number of seconds ${zeroAllowed ? 'from 0' : 'above 0'} to 86400, got '${text.slice(0, 40)}'`);
+  }
+  return Math.round(value * 1000);
+}
+
+function httpTimeouts(env: NodeJS.ProcessEnv): HttpTimeouts {
+  const timeouts = {
+    headersMs: seconds(env, 'HTTP_HEADERS_TIMEOUT', 20),
+    requestMs: seconds(env, 'HTTP_REQUEST_TIMEOUT', 120),
+    keepAliveMs: seconds(env, 'HTTP_KEEP_ALIVE_TIMEOUT', 72, false),
+    idleMs: seconds(env, 'HTTP_IDLE_TIMEOUT', 300),
+  };
+  if (timeouts.headersMs > 0 && timeouts.requestMs > 0 && timeouts.headersMs > timeouts.requestMs) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT must not be longer than HTTP_REQUEST_TIMEOUT');
+  }
+  return timeouts;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -108,5 +145,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionTtlSeconds: 8 * 60 * 60,
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     esCompatVersion,
+    http: httpTimeouts(env),
   };
 }

@@ -21,7 +21,9 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     'Content-Length': String(Buffer.byteLength(body)),
     Connection: 'close',
   };
-  if (socket.writable) {
+  // An answer already sent on this connection (a refusal before its body arrived) is not followed by another.
+  const answered = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (socket.writable && !answered) {
     const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${lines.join('\r\n')}\r\n\r\n${body}`);
   }
