@@ -271,7 +271,7 @@ export interface AppliedFilter {
 }
 
 /** Lower one detection rule (optionally with filter detections AND-ed in) to IR under a pipeline. */
-export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: AppliedFilter[] = []): { ir: IRNode; errors: FieldError[]; unmapped: string[] } {
+export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: AppliedFilter[] = []): { ir: IRNode; errors: FieldError[]; unmapped: string[]; overLimit?: true } {
   const det = rule.parsed;
   if (rule.kind !== 'detection' || !det) {
     return { ir: { t: 'const', v: false }, errors: [{ field: '', message: `a ${rule.kind} rule has no detection to compile` }], unmapped: [] };
@@ -292,6 +292,7 @@ export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: AppliedFilte
   const errors: FieldError[] = [];
   const unmapped = new Set<string>();
   const alternatives: IRNode[] = [];
+  let overLimit: true | undefined;
   for (const alts of groups.values()) {
     const low = lowering(pipeline, { ...rule.logsource, ...alts[0]?.rewrite }, alts[0]?.renames ?? {});
     const body = and([low.detection(det), ...extra.map((f) => low.detection(f.detection, f.prefix))]);
@@ -305,10 +306,11 @@ export function buildIR(rule: SigmaRule, pipeline: Pipeline, extra: AppliedFilte
     const tests = low.predicates > MAX_PREDICATES ? low.predicates : evaluatedTests(body);
     if (tests > MAX_PREDICATES) {
       errors.push({ field: 'detection', message: `the rule expands to ${tests} value tests (limit ${MAX_PREDICATES})` });
+      overLimit = true;
       break;
     }
   }
-  return { ir: or(alternatives), errors, unmapped: [...unmapped].sort() };
+  return { ir: or(alternatives), errors, unmapped: [...unmapped].sort(), ...(overLimit ? { overLimit } : {}) };
 }
 
 /** The Sigma fields of a rule (filters aside) that a pipeline does not map, sorted. */

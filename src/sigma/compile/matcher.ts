@@ -12,6 +12,7 @@ import type { ValueTest } from './value-tests.js';
 import { AffixSet } from './affix-set.js';
 import { compileString, foldValue, shapeOf } from './string-match.js';
 import { AhoCorasick } from '../index/aho-corasick.js';
+import { budgetError } from './rule-budget.js';
 import type { IRNode, Test } from '../ir.js';
 import type { FieldError } from '../rule.js';
 
@@ -367,9 +368,12 @@ function compileErrors(node: IRNode, out: FieldError[]): FieldError[] {
   }
 }
 
-/** Compile IR into a matcher. Errors (e.g. a regex refused as unsafe) are returned, not thrown. The
+/** Compile IR into a matcher. Errors (e.g. a regex refused as unsafe, or the rule over a work limit of
+ * rule-budget.ts, then flagged `overLimit`) are returned, not thrown. The
  * closures are built on the first call of `match` (most rules of a large set are never a candidate). */
-export function compileIR(ir: IRNode): { ok: true; matcher: CompiledRule } | { ok: false; errors: FieldError[] } {
+export function compileIR(ir: IRNode): { ok: true; matcher: CompiledRule } | { ok: false; errors: FieldError[]; overLimit?: true } {
+  const over = budgetError(ir);
+  if (over) return { ok: false, errors: [over], overLimit: true };
   const errors = compileErrors(ir, []);
   if (errors.length) return { ok: false, errors };
   let compiled: Pred | null = null;

@@ -51,16 +51,25 @@ export function compare(op: CompareOp | 'eq', a: number, b: number): boolean {
 const regexes = new WeakMap<Test, RegexResult>();
 const regexesBySource = new Map<string, RegexResult>();
 const MAX_SHARED_REGEXES = 4096;
+/** Bound on the summed program sizes of the shared regexes (a program instruction takes about 85 bytes),
+ * so regexes of refused or tested rules cannot pile up. */
+const MAX_SHARED_PROGRAM = 1_000_000;
+let sharedProgram = 0;
 
-function cachedRegex(test: Extract<Test, { op: 're' }>): RegexResult {
+export function cachedRegex(test: Extract<Test, { op: 're' }>): RegexResult {
   let r = regexes.get(test);
   if (r !== undefined) return r;
   const key = `${test.i ? 'i' : ''}${test.m ? 'm' : ''}${test.s ? 's' : ''}/${test.source}`;
   r = regexesBySource.get(key);
   if (r === undefined) {
     r = compileSafeRegex(test);
-    if (regexesBySource.size >= MAX_SHARED_REGEXES) regexesBySource.clear();
+    const size = r.ok ? r.regex.programSize : 0;
+    if (regexesBySource.size >= MAX_SHARED_REGEXES || sharedProgram + size > MAX_SHARED_PROGRAM) {
+      regexesBySource.clear();
+      sharedProgram = 0;
+    }
     regexesBySource.set(key, r);
+    sharedProgram += size;
   }
   regexes.set(test, r);
   return r;

@@ -18,7 +18,8 @@ export interface RegexSpec {
   s: boolean;
 }
 
-export type SafeRegex = { test(input: string): boolean; source: string };
+/** A compiled regex; `programSize` is the size of its RE2 program (its matching cost per character). */
+export type SafeRegex = { test(input: string): boolean; source: string; programSize: number };
 
 export type RegexResult = { ok: true; regex: SafeRegex } | { ok: false; message: string };
 
@@ -38,11 +39,12 @@ export function compileSafeRegex(spec: RegexSpec): RegexResult {
     // read as `i`, in the pattern and in the value.
     const source = r.i ? r.source.replace(TURKISH_I, 'i') : r.source;
     const re = RE2JS.compile(re2Source(source, r.m), flags);
-    if (re.programSize() > MAX_PROGRAM_SIZE) {
-      return { ok: false, message: `regex is too large (program size ${re.programSize()}, limit ${MAX_PROGRAM_SIZE})` };
+    const programSize = re.programSize();
+    if (programSize > MAX_PROGRAM_SIZE) {
+      return { ok: false, message: `regex is too large (program size ${programSize}, limit ${MAX_PROGRAM_SIZE})` };
     }
     const test = r.i ? (input: string) => re.test(HAS_TURKISH_I.test(input) ? input.replace(TURKISH_I, 'i') : input) : (input: string) => re.test(input);
-    return { ok: true, regex: { test, source: spec.source } };
+    return { ok: true, regex: { test, source: spec.source, programSize } };
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
     const count = /invalid repeat count: `([^`]*)`/.exec(msg);
