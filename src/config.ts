@@ -1,5 +1,6 @@
 // Service configuration, read once from the environment (names and defaults as documented in the README).
 import { resolve } from 'node:path';
+import { parseRoleMap } from './auth/sso/role-map.js';
 
 export type SearchBackendKind = 'embedded' | 'opensearch';
 
@@ -21,6 +22,12 @@ export interface Config {
     issuer?: string;
     clientId?: string;
     clientSecret?: string;
+    /** Where the provider sends the browser back (OIDC_REDIRECT_URI, default PUBLIC_URL + /api/auth/sso/callback). */
+    redirectUri: string;
+    /** Scopes asked for (OIDC_SCOPES, space-separated; `openid` is always included). */
+    scopes: string;
+    /** The provider's name shown on the sign-in page (OIDC_PROVIDER_NAME). */
+    providerName: string;
     roleClaim: string;
     roleMap: string;
     defaultRole: string;
@@ -117,6 +124,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch {
     throw new ConfigError(`PUBLIC_URL is not a valid URL: '${publicUrl}'`);
   }
+  const oidcIssuer = optional(env, 'OIDC_ISSUER')?.replace(/\/\.well-known\/openid-configuration\/?$/, '');
+  const oidcClientId = optional(env, 'OIDC_CLIENT_ID');
+  checkOidc(env, oidcIssuer, oidcClientId);
   return {
     host,
     port,
@@ -135,9 +145,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       password: optional(env, 'OPENSEARCH_PASSWORD'),
     },
     oidc: {
-      issuer: optional(env, 'OIDC_ISSUER'),
-      clientId: optional(env, 'OIDC_CLIENT_ID'),
+      issuer: oidcIssuer,
+      clientId: oidcClientId,
       clientSecret: optional(env, 'OIDC_CLIENT_SECRET'),
+      redirectUri: optional(env, 'OIDC_REDIRECT_URI') ?? `${publicUrl}/api/auth/sso/callback`,
+      scopes: optional(env, 'OIDC_SCOPES') ?? 'openid email profile',
+      providerName: optional(env, 'OIDC_PROVIDER_NAME') ?? 'OpenID Connect',
       roleClaim: optional(env, 'OIDC_ROLE_CLAIM') ?? 'groups',
       roleMap: optional(env, 'OIDC_ROLE_MAP') ?? '',
       defaultRole: optional(env, 'OIDC_DEFAULT_ROLE') ?? 'viewer',
@@ -147,4 +160,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     esCompatVersion,
     http: httpTimeouts(env),
   };
+}
+
+/** Single sign-on settings: issuer and client id together, https (http only on this machine), a valid role map and default role. */
+function checkOidc(env: NodeJS.ProcessEnv, issuer: string | undefined, clientId: string | undefined): void {
+  if (!issuer && !clientId) return;
+  if (!issuer || !clientId) throw new ConfigError('OIDC_ISSUER and OIDC_CLIENT_ID must be set together to enable single sign-on');
+  let issuerUrl: URL;
+  try {
+    issuerUrl = new URL(issuer);
+  } catch {
+    throw new ConfigError(`OIDC_ISSUER is not a valid URL: '${issuer.slice(0, 200)}'`);
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(issuerUrl.hostname);
+  if (issuerUrl.protocol !== 'https:' && !(issuerUrl.protocol === 'http:' && loopback)) {
+    throw new ConfigError('OIDC_ISSUER must be an https:// URL (http:// only for a provider on localhost)');
+  }
+  const redirectUri = optional(env, 'OIDC_REDIRECT_URI');
+  if (redirectUri !== undefined && !URL.canParse(redirectUri)) {
+    throw new ConfigError(`OIDC_REDIRECT_URI is not a valid URL: '${redirectUri.slice(0, 200)}'`);
+  }
+  try {
+    parseRoleMap(optional(env, 'OIDC_ROLE_MAP') ?? '');
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  const defaultRole = optional(env, 'OIDC_DEFAULT_ROLE') ?? 'viewer';
+  if (!['admin', 'analyst', 'viewer'].includes(defaultRole)) {
+    throw new ConfigError(`OIDC_DEFAULT_ROLE must be admin, analyst or viewer, got '${defaultRole.slice(0, 40)}'`);
+  }
 }

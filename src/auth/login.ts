@@ -66,7 +66,8 @@ export async function checkPassword(deps: LoginDeps, username: string, password:
   const ok = await throttledPasswordCheck(
     deps.db,
     { account: accountKey(user, username), actor: username.slice(0, 256), ip, action: 'auth.login' },
-    async () => (await verifyPassword(password, user?.password_hash)) && user !== undefined && !user.disabled,
+    // SSO users have no password here: they are refused like an unknown user.
+    async () => (await verifyPassword(password, user?.password_hash)) && user !== undefined && !user.disabled && user.auth_method === 'local',
   );
   if (!ok || !user) throw new HttpError(401, LOGIN_FAILED, undefined, { 'WWW-Authenticate': 'Bearer' });
   return user;
