@@ -12,6 +12,7 @@ import { accountKey } from './login-throttle.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 import { ROLES } from './roles.js';
 import { revokeSession, revokeUserSessions } from './sessions.js';
+import { beginChallenge } from './two-factor/service.js';
 
 const SessionUser = Type.Object({ id: Uuid, username: Type.String(), role: StringEnum(ROLES) });
 
@@ -41,17 +42,26 @@ export function authRoutes(app: App, ctx: AppContext): void {
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({
-            access_token: Type.String(),
-            token_type: Type.Literal('bearer'),
-            user: SessionUser,
-          }),
+          200: Type.Union([
+            Type.Object({
+              access_token: Type.String(),
+              token_type: Type.Literal('bearer'),
+              user: SessionUser,
+            }),
+            Type.Object(
+              { requires_2fa: Type.Literal(true), temp_token: Type.String({ description: 'for POST /api/auth/2fa/verify; lives 5 minutes' }) },
+              { description: 'two-factor login is enabled: no session yet' },
+            ),
+          ]),
           ...errorResponses(400, 401, 429),
         },
       },
     },
     async (request, reply) => {
       const user = await checkPassword(loginDeps, request.body.username, request.body.password, request.ip);
+      if (user.two_factor_enabled) {
+        return { requires_2fa: true as const, temp_token: await beginChallenge(ctx.db, ctx.tokens, user, request.ip) };
+      }
       const token = await startSession(loginDeps, user, request.ip, 'password');
       setSessionCookie(reply, ctx, token);
       return { access_token: token, token_type: 'bearer' as const, user: { id: user.id, username: user.username, role: user.role } };

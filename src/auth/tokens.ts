@@ -1,6 +1,6 @@
 // Session tokens (JWT, HS256 only) and the CSRF tokens bound to them. A token names its session
 // (`jti`) and user (`sub`); whether the session is still alive is checked in the database.
-import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, hkdfSync, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 
 const ISSUER = 'vigil';
@@ -54,6 +54,11 @@ export class TokenService {
     } catch {
       return null;
     }
+  }
+
+  /** A 256-bit key for another purpose, derived from the signing secret (HKDF-SHA256, one key per purpose). */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.secret, '', `vigil:${purpose}`, 32));
   }
 
   /** The CSRF token of a session: an HMAC of its id, so it cannot be forged or moved to another session. */

@@ -10,12 +10,13 @@ export interface UserRow {
   role: Role;
   disabled: boolean;
   auth_method: 'local' | 'sso';
+  two_factor_enabled: boolean;
   created_at: Date;
   updated_at: Date;
   [key: string]: unknown;
 }
 
-export const USER_COLUMNS = 'id, username, password_hash, role, disabled, auth_method, created_at, updated_at';
+export const USER_COLUMNS = 'id, username, password_hash, role, disabled, auth_method, two_factor_enabled, created_at, updated_at';
 
 export async function findUserById(db: Queryable, id: string): Promise<UserRow | undefined> {
   const [row] = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id]);
