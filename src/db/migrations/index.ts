@@ -8,6 +8,7 @@ import { sql as patternScope } from './006-pattern-scope.js';
 import { sql as alertIndexes } from './007-alert-indexes.js';
 import { sql as ingestStorage } from './008-ingest-storage.js';
 import { sql as apiKeys } from './009-api-keys.js';
+import { sql as twoFactor } from './010-two-factor.js';
 import { sql as sso } from './011-sso.js';
 
 export interface Migration {
@@ -26,5 +27,6 @@ export const migrations: Migration[] = [
   { version: 7, name: 'alert indexes', sql: alertIndexes },
   { version: 8, name: 'ingest storage', sql: ingestStorage },
   { version: 9, name: 'api keys', sql: apiKeys },
+  { version: 10, name: 'two factor', sql: twoFactor },
   { version: 11, name: 'single sign-on', sql: sso },
 ];
