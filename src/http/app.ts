@@ -23,7 +23,6 @@ import { externalRoutes } from '../external/routes.js';
 import { alertStreamRoutes, type AlertStreamOptions } from '../alerts/stream-routes.js';
 import { authRoutes } from '../auth/routes.js';
 import { ssoRoutes } from '../auth/sso/routes.js';
-import { ssoRoutes } from '../auth/sso/routes.js';
 import { twoFactorRoutes } from '../auth/two-factor/routes.js';
 import { alertRoutes } from '../alerts/routes.js';
 import { auditRoutes } from '../audit/routes.js';
@@ -120,7 +119,6 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   healthRoutes(app, ctx);
   authRoutes(app, ctx);
-  ssoRoutes(app, ctx);
   ssoRoutes(app, ctx);
   twoFactorRoutes(app, ctx);
   userRoutes(app, ctx);
