@@ -40,11 +40,14 @@ export function rateHeaders(response: { headers: Record<string, unknown> }) {
 
 /** A clock tests move by hand (the rate-limit window clock). */
 export class ManualClock {
-  private at: number;
+  private at = 0;
   constructor(start: string) {
-    this.at = Date.parse(start);
+    this.set(start);
   }
   now = (): Date => new Date(this.at);
+  set(iso: string): void {
+    this.at = Date.parse(iso);
+  }
   advance(seconds: number): void {
     this.at += seconds * 1000;
   }
