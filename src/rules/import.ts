@@ -1,7 +1,9 @@
 // Bulk import of many rules at once (e.g. a SigmaHQ release): each document is validated like
 // POST /api/rules; valid ones are created (and deployed when asked) in batched transactions, each
-// rule atomically with its version, stored query and audit entry. Answers per-document results.
+// rule atomically with its version, stored query and audit entry. Answers per-document results; once
+// a rule is committed the answer reports it (a batch the database refuses is retried rule by rule).
 import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../http/context.js';
 import { HttpError, badRequest, type FieldError } from '../http/errors.js';
 import { recordAudit } from '../audit/log.js';
@@ -16,6 +18,7 @@ import { insertRulesWithVersions, type RuleContent } from './store.js';
 import type { Actor } from './service.js';
 
 const BATCH = 500;
+const NOT_STORED = 'the rule could not be stored; import it again, or create it alone to see why';
 const YIELD_EVERY = 50;
 
 class PatternChangedError extends Error {
@@ -44,6 +47,7 @@ export async function importRules(
   actor: Actor,
   documents: ImportDocument[],
   options: { indexPattern?: string; deploy: boolean },
+  log?: FastifyBaseLogger,
 ): Promise<ImportResult> {
   let pattern: IndexPatternRow | undefined;
   if (options.indexPattern !== undefined) {
@@ -80,22 +84,55 @@ export async function importRules(
 
   const ids: string[] = [];
   const pipeline = pattern ? pipelineSpecOf(pattern) : undefined;
+  const failBatch = (batch: { index: number; content: RuleContent }[], error: string) => {
+    for (const { index, content } of batch) {
+      failed.push({ index, ...(documents[index].path === undefined ? {} : { path: documents[index].path }), title: content.title, error });
+    }
+  };
+  // Set when the database refused every rule of a batch, even one by one: the later batches are not tried.
+  let refused: unknown;
   for (let start = 0; start < ready.length; start += BATCH) {
     const batch = ready.slice(start, start + BATCH).map((r) => ({ ...r, id: randomUUID() }));
+    if (refused !== undefined) {
+      failBatch(batch, NOT_STORED);
+      continue;
+    }
     try {
       await writeBatch(batch);
     } catch (error) {
-      if (!(error instanceof BackendUnavailableError) && !(error instanceof PatternChangedError)) throw error;
-      // This batch was rolled back as a whole: report its rules as failed, keep what committed before.
-      for (const { index, content } of batch) {
-        failed.push({ index, ...(documents[index].path === undefined ? {} : { path: documents[index].path }), title: content.title, error: error.message });
+      if (error instanceof BackendUnavailableError || error instanceof PatternChangedError) {
+        // This batch was rolled back as a whole: report its rules as failed, keep what committed before.
+        failBatch(batch, error.message);
+        continue;
       }
+      // Something the checks let through was refused by the database: the batch was rolled back, so
+      // its rules are stored one by one, and only the ones refused again are reported as failed.
+      log?.error({ err: error }, 'rule import: a batch was refused; storing its rules one by one');
+      let stored = 0;
+      for (const one of batch) {
+        try {
+          await writeBatch([one]);
+          ids.push(one.id);
+          stored++;
+        } catch (single) {
+          failBatch([one], single instanceof BackendUnavailableError || single instanceof PatternChangedError ? single.message : NOT_STORED);
+        }
+      }
+      if (stored === 0) refused = error;
       continue;
     }
     ids.push(...batch.map((b) => b.id));
   }
-  if (options.deploy && ids.length > 0) await ctx.backend.sync();
-  await recordAudit(ctx.db, { actor: actor.username, action: 'rule.import', details: { documents: documents.length, created: ids.length, failed: failed.length, deployed: options.deploy ? ids.length : 0 }, ip: actor.ip });
+  // Nothing was stored: the failure is the service's, and answered as such.
+  if (refused !== undefined && ids.length === 0) throw refused;
+  // From here on rules are committed: the answer must report them, whatever fails afterwards.
+  try {
+    if (options.deploy && ids.length > 0) await ctx.backend.sync();
+    await recordAudit(ctx.db, { actor: actor.username, action: 'rule.import', details: { documents: documents.length, created: ids.length, failed: failed.length, deployed: options.deploy ? ids.length : 0 }, ip: actor.ip });
+  } catch (error) {
+    if (ids.length === 0) throw error;
+    log?.error({ err: error }, 'rule import: rules were stored, but the follow-up (backend sync, import audit entry) failed');
+  }
   failed.sort((a, b) => a.index - b.index);
   return { created: ids.length, deployed: options.deploy ? ids.length : 0, failed, rule_ids: ids };
 
