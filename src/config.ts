@@ -39,6 +39,8 @@ export interface Config {
   esCompatVersion: string;
   /** HTTP connection timeouts, in milliseconds (0: none); see src/http/timeouts.ts. */
   http: HttpTimeouts;
+  /** Budget of one rule compilation or test on a worker thread (RULE_WORK_TIMEOUT seconds, RULE_WORK_MEMORY_MB). */
+  ruleWork: { timeoutMs: number; memoryMb: number };
 }
 
 export interface HttpTimeouts {
@@ -68,6 +70,15 @@ function seconds(env: NodeJS.ProcessEnv, name: string, defaultSeconds: number, z
     throw new ConfigError(`${name} must be a number of seconds ${zeroAllowed ? 'from 0' : 'above 0'} to 86400, got '${text.slice(0, 40)}'`);
   }
   return Math.round(value * 1000);
+}
+
+/** A whole number of megabytes from 16 to 16384. */
+function megabytes(env: NodeJS.ProcessEnv, name: string, defaultMb: number): number {
+  const text = optional(env, name);
+  if (text === undefined) return defaultMb;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 16 || value > 16_384) throw new ConfigError(`${name} must be a whole number of megabytes from 16 to 16384, got '${text.slice(0, 40)}'`);
+  return value;
 }
 
 function httpTimeouts(env: NodeJS.ProcessEnv): HttpTimeouts {
@@ -159,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     esCompatVersion,
     http: httpTimeouts(env),
+    ruleWork: { timeoutMs: seconds(env, 'RULE_WORK_TIMEOUT', 10, false), memoryMb: megabytes(env, 'RULE_WORK_MEMORY_MB', 256) },
   };
 }
 

@@ -2,7 +2,6 @@
 // stored history (dry run over 1h/6h/1d/7d, scanned in bounded batches). Tests never create alerts.
 import { Type } from '@fastify/type-provider-typebox';
 import { nestedTooDeep } from '../sigma/index.js';
-import type { CompiledRule } from '../sigma/index.js';
 import type { App, AppContext } from '../http/context.js';
 import { HttpError, badRequest, notFound, unprocessable } from '../http/errors.js';
 import { errorResponses, Nullable, Uuid } from '../http/schemas.js';
@@ -15,6 +14,7 @@ import { listExceptions } from './exceptions/store.js';
 import { RULE_NOT_FOUND } from './service.js';
 import { findRule } from './store.js';
 import { analyst } from './routes.js';
+import { closeRuleWorkers, runRuleJob } from './rule-workers.js';
 
 export const INVALID_SAMPLE = 'Invalid sample log format';
 export const HISTORY_UNAVAILABLE = 'Search backend unavailable: the historical test cannot run';
@@ -37,14 +37,10 @@ function sampleOf(body: { sample_log?: unknown }): Record<string, unknown> {
   return sample as Record<string, unknown>;
 }
 
-function runSample(matcher: CompiledRule, pattern: IndexPatternRow | undefined, sample: Record<string, unknown>, excepted: (event: object) => boolean) {
-  const shape = shaperOfPattern(pattern);
-  const explanation = matcher.explain(shape ? shape(sample) : sample);
-  return {
-    matches: explanation.matched,
-    matched_conditions: explanation.matched ? explanation.matchedConditions : [],
-    excepted: explanation.matched && excepted(sample),
-  };
+/** The enabled exceptions of a rule, as the matcher takes them. */
+async function exceptionSpecs(ctx: AppContext, id: string): Promise<ExceptionSpec[]> {
+  const rows = (await listExceptions(ctx.db, id, true)) as ExceptionSpec[];
+  return rows.map(({ field, operator, value }) => ({ field, operator, value }));
 }
 
 /** Compiles a stored rule for its own index pattern; a stored rule that no longer validates is a 422. */
@@ -54,7 +50,7 @@ async function compileStored(ctx: AppContext, id: string) {
   const pattern = rule.index_pattern_id ? await findPatternById(ctx.db, rule.index_pattern_id) : undefined;
   const sigma = parseStoredSigma(rule.yaml_content);
   const matcher = compileFor(sigma, pattern, 'Rule validation failed');
-  const exceptions = (await listExceptions(ctx.db, id, true)) as ExceptionSpec[];
+  const exceptions = await exceptionSpecs(ctx, id);
   return { rule, pattern, matcher, excepted: compileExceptions(exceptions) };
 }
 
@@ -68,6 +64,7 @@ function parseStoredSigma(yaml: string) {
 }
 
 export function testingRoutes(app: App, ctx: AppContext): void {
+  app.addHook('onClose', () => closeRuleWorkers(ctx));
   app.post(
     '/api/rules/:id/test',
     {
@@ -77,13 +74,17 @@ export function testingRoutes(app: App, ctx: AppContext): void {
         summary: 'Test a saved rule against a sample event (no alert is created)',
         params: Type.Object({ id: Uuid }),
         body: Type.Object({ sample_log: Type.Optional(Type.Unknown()) }, { additionalProperties: false }),
-        response: { 200: TestResult, ...errorResponses(400, 401, 403, 404, 422) },
+        response: { 200: TestResult, ...errorResponses(400, 401, 403, 404, 413, 422, 503) },
       },
     },
     async (request) => {
       const sample = sampleOf(request.body);
-      const { rule, pattern, matcher, excepted } = await compileStored(ctx, request.params.id);
-      return { rule_id: rule.id, rule_title: rule.title, ...runSample(matcher, pattern, sample, excepted) };
+      const rule = await findRule(ctx.db, request.params.id);
+      if (!rule) throw notFound(RULE_NOT_FOUND);
+      const pattern = rule.index_pattern_id ? ((await findPatternById(ctx.db, rule.index_pattern_id)) ?? null) : null;
+      const exceptions = await exceptionSpecs(ctx, rule.id);
+      const outcome = await runRuleJob(ctx, { kind: 'test', yaml: rule.yaml_content, pattern, sample, exceptions, stored: true });
+      return { rule_id: rule.id, rule_title: rule.title, matches: outcome.matches, matched_conditions: outcome.matched_conditions, excepted: outcome.excepted };
     },
   );
 
@@ -102,19 +103,22 @@ export function testingRoutes(app: App, ctx: AppContext): void {
           },
           { additionalProperties: false },
         ),
-        response: { 200: TestResult, ...errorResponses(400, 401, 403, 422) },
+        response: { 200: TestResult, ...errorResponses(400, 401, 403, 413, 422, 503) },
       },
     },
     async (request) => {
       const sample = sampleOf(request.body);
-      const sigma = parseSigma(request.body.yaml_content, 'Rule validation failed');
-      let pattern: IndexPatternRow | undefined;
+      let pattern: IndexPatternRow | null = null;
       if (request.body.index_pattern !== undefined) {
-        pattern = await findPatternByName(ctx.db, request.body.index_pattern);
-        if (!pattern) throw unprocessable('Rule validation failed', [{ field: 'index_pattern', message: `index pattern '${request.body.index_pattern}' does not exist` }]);
+        pattern = (await findPatternByName(ctx.db, request.body.index_pattern)) ?? null;
+        if (!pattern) {
+          // The YAML's own errors come first, as they did when it was parsed before the pattern was looked up.
+          await runRuleJob(ctx, { kind: 'check', yaml: request.body.yaml_content, pattern: null, detail: 'Rule validation failed', parseOnly: true });
+          throw unprocessable('Rule validation failed', [{ field: 'index_pattern', message: `index pattern '${request.body.index_pattern}' does not exist` }]);
+        }
       }
-      const matcher = compileFor(sigma, pattern, 'Rule validation failed');
-      return { rule_id: null, rule_title: sigma.title, ...runSample(matcher, pattern, sample, () => false) };
+      const outcome = await runRuleJob(ctx, { kind: 'test', yaml: request.body.yaml_content, pattern, sample, exceptions: [], stored: false });
+      return { rule_id: null, rule_title: outcome.title, matches: outcome.matches, matched_conditions: outcome.matched_conditions, excepted: false };
     },
   );
 
