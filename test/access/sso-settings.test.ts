@@ -1,0 +1,122 @@
+// Single sign-on settings and their edges: off by default (no provider listed, 404), unknown
+// providers, an unreachable provider (502), settings refused at start, and a sign-in started on one
+// instance and completed on another (the state lives in the shared database).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import type { Database } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+import { openPostgres } from '../../src/db/postgres.js';
+import { createService, type Service } from '../../src/server.js';
+import { freePort } from '../cli/vigil-process.js';
+import { createPostgresDatabase, postgresUnavailable } from '../helpers/databases.js';
+import { startOidcProvider } from '../helpers/oidc-provider.js';
+import { ADMIN_PASSWORD, anonymous, startService } from '../helpers/service.js';
+import { assertError } from '../rules/fixtures.js';
+import { ACCOUNTS, me, setCookie, ssoEnv, ssoSignIn, VIGIL_CLIENT } from './sso-fixtures.js';
+
+describe('single sign-on when it is not configured', () => {
+  let service: Service;
+  before(async () => {
+    service = await startService('pglite');
+  });
+  after(() => service.close());
+
+  it('lists no provider, and its endpoints answer 404', async () => {
+    const providers = await anonymous(service).get('/api/auth/sso/providers');
+    assert.equal(providers.statusCode, 200);
+    assert.deepEqual(providers.data, []);
+    assertError(await anonymous(service).get('/api/auth/sso/login?provider=oidc'), 404, 'Single sign-on is not configured');
+    assertError(await anonymous(service).get('/api/auth/sso/callback?code=a&state=b'), 404, 'Single sign-on is not configured');
+  });
+});
+
+describe('single sign-on with a provider that cannot be reached', () => {
+  let service: Service;
+  before(async () => {
+    const port = await freePort();
+    service = await startService('pglite', { OIDC_ISSUER: `http://127.0.0.1:${port}`, OIDC_CLIENT_ID: 'vigil', OIDC_CLIENT_SECRET: 'secret' });
+  });
+  after(() => service.close());
+
+  it('answers 502 with a clear message, and names unknown providers and a missing one', async () => {
+    assertError(await anonymous(service).get('/api/auth/sso/login?provider=oidc'), 502, 'The identity provider could not be reached; try again later');
+    assertError(await anonymous(service).get('/api/auth/sso/login?provider=saml'), 404, 'Unknown single sign-on provider');
+    assert.equal((await anonymous(service).get('/api/auth/sso/login')).statusCode, 400);
+    assert.equal((await anonymous(service).get(`/api/auth/sso/login?provider=${'x'.repeat(65)}`)).statusCode, 400);
+  });
+});
+
+describe('single sign-on settings', () => {
+  const base = { OIDC_ISSUER: 'https://idp.example.com/realms/soc', OIDC_CLIENT_ID: 'vigil' };
+  const refused = (env: Record<string, string>, message: RegExp) => assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && message.test(e.message));
+
+  it('derives the redirect URI from PUBLIC_URL and accepts a discovery URL as the issuer', () => {
+    const config = loadConfig({ ...base, OIDC_ISSUER: 'https://idp.example.com/realms/soc/.well-known/openid-configuration', PUBLIC_URL: 'https://vigil.example.com/' });
+    assert.equal(config.oidc.issuer, 'https://idp.example.com/realms/soc');
+    assert.equal(config.oidc.redirectUri, 'https://vigil.example.com/api/auth/sso/callback');
+    assert.equal(config.oidc.roleClaim, 'groups');
+    assert.equal(config.oidc.defaultRole, 'viewer');
+    assert.equal(config.oidc.scopes, 'openid email profile');
+    assert.equal(loadConfig({ ...base, OIDC_REDIRECT_URI: 'https://sso.example.com/cb' }).oidc.redirectUri, 'https://sso.example.com/cb');
+  });
+
+  it('refuses an issuer without a client id and the reverse, plain http away from localhost, a bad role map or default role', () => {
+    refused({ OIDC_ISSUER: base.OIDC_ISSUER }, /OIDC_ISSUER and OIDC_CLIENT_ID must be set together/);
+    refused({ OIDC_CLIENT_ID: 'vigil' }, /OIDC_ISSUER and OIDC_CLIENT_ID must be set together/);
+    refused({ ...base, OIDC_ISSUER: 'http://idp.example.com' }, /OIDC_ISSUER must be an https:\/\/ URL/);
+    refused({ ...base, OIDC_ISSUER: 'not a url' }, /OIDC_ISSUER is not a valid URL/);
+    refused({ ...base, OIDC_ROLE_MAP: 'admins=admin' }, /OIDC_ROLE_MAP entry 'admins=admin' must be group:role/);
+    refused({ ...base, OIDC_ROLE_MAP: 'admins:root' }, /OIDC_ROLE_MAP entry 'admins:root'/);
+    refused({ ...base, OIDC_DEFAULT_ROLE: 'root' }, /OIDC_DEFAULT_ROLE must be admin, analyst or viewer/);
+    refused({ ...base, OIDC_REDIRECT_URI: '/relative' }, /OIDC_REDIRECT_URI is not a valid URL/);
+    // Group names may contain ':' (the last one separates the role).
+    assert.doesNotThrow(() => loadConfig({ ...base, OIDC_ROLE_MAP: 'urn:groups:soc:analyst, /admins:admin' }));
+  });
+});
+
+describe('single sign-on across instances [postgres]', async () => {
+  const reason = await postgresUnavailable();
+  if (reason) {
+    it('skipped', { skip: reason }, () => {});
+    return;
+  }
+  const provider = await startOidcProvider({ clients: [VIGIL_CLIENT], accounts: ACCOUNTS });
+  let database: { url: string; drop(): Promise<void> };
+  const connections: Database[] = [];
+  const services: Service[] = [];
+  before(async () => {
+    database = await createPostgresDatabase();
+    const config = loadConfig({ ADMIN_PASSWORD, DATA_DIR: '/nonexistent-test-dir', ...ssoEnv(provider) });
+    for (let i = 0; i < 2; i++) {
+      const db = await openPostgres(database.url);
+      connections.push(db);
+      if (i === 0) await migrate(db);
+      services.push(await createService(config, { db }));
+    }
+  });
+  after(async () => {
+    for (const service of services) await service.close();
+    for (const db of connections) await db.close();
+    await database?.drop();
+    await provider.close();
+  });
+
+  it('completes on instance B a sign-in started on instance A, once', async () => {
+    const [a, b] = services;
+    const start = await anonymous(a).get('/api/auth/sso/login?provider=oidc');
+    const stateCookie = setCookie(start, 'svc_sso_state')?.value;
+    const authUrl = new URL(String(start.headers.location));
+    authUrl.searchParams.set('login_hint', 'bob-sub');
+    const back = await provider.authorize(authUrl);
+    const callback = await anonymous(b).get(back.pathname + back.search, { cookie: `svc_sso_state=${stateCookie}` });
+    assert.equal(callback.statusCode, 302, callback.body);
+    const session = setCookie(callback, 'svc_session')?.value ?? '';
+    assert.equal((await me(a, session)).data.username, 'bob');
+    const replay = await anonymous(a).get(back.pathname + back.search, { cookie: `svc_sso_state=${stateCookie}` });
+    assert.equal(replay.statusCode, 400);
+    // Both instances find the same user by (issuer, subject).
+    const again = await ssoSignIn(a, provider, 'bob-sub');
+    assert.equal((await me(b, again.session ?? '')).data.id, (await me(a, session)).data.id);
+  });
+});
