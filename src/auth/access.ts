@@ -5,8 +5,9 @@
 //   apikey  — an API key (read-only external endpoints): GET only, counted against the key's rate
 //             limit; a JWT there is refused (401).
 // Routes without a declaration are session routes for any role: secure by default. An API key is
-// read-only everywhere: on a session route, or with any write (even to a path no route answers), a
-// valid key gets 403 (and is counted against its rate limit like any other request it makes).
+// read-only everywhere: on a session route, or with any write (also on a public route or a path no
+// route answers), a valid key gets 403 (and is counted against its rate limit like any other request
+// it makes). An unknown key gets 401.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
 import { FORBIDDEN, HttpError, forbidden, unauthorized } from '../http/errors.js';
@@ -94,18 +95,20 @@ export function registerAccessControl(
     return principal;
   }
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.is404) {
-      // A key is read-only everywhere: its writes are refused even where no route answers them (404/405).
-      const token = bearerToken(request.headers.authorization);
-      if (STATE_CHANGING.has(request.method) && token?.startsWith(API_KEY_PREFIX)) {
-        await apiKeyPrincipal(token, reply);
-        throw forbidden(FORBIDDEN);
-      }
-      return;
+  /** A key is read-only everywhere: a write it sends is refused also on public routes and where no
+   * route answers (404/405), so no route can forget it. */
+  async function refuseApiKeyWrite(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const token = bearerToken(request.headers.authorization);
+    if (STATE_CHANGING.has(request.method) && token?.startsWith(API_KEY_PREFIX)) {
+      await apiKeyPrincipal(token, reply);
+      throw forbidden(FORBIDDEN);
     }
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return refuseApiKeyWrite(request, reply);
     const access: Access = request.routeOptions.config.access ?? { auth: 'session' };
-    if (access.auth === 'public') return;
+    if (access.auth === 'public') return refuseApiKeyWrite(request, reply);
 
     const credential = presentedCredential(request);
     if (!credential) throw unauthorized();
