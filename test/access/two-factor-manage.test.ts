@@ -125,6 +125,20 @@ describeEachDatabase('two-factor management', (ctx) => {
     assertError(extra, 400, 'Invalid request');
   });
 
+  test('a code pasted with the space apps show between its halves is accepted', async () => {
+    const user = await enrolledUser(ctx.service);
+    const code = codeFor(user.secret);
+    const res = await verify(ctx.service, await tempToken(ctx.service, user), ` ${code.slice(0, 3)} ${code.slice(3)} `);
+    assert.equal(res.statusCode, 200, res.body);
+    clock.nextStep();
+  });
+
+  test('an SSO account cannot set up two-factor login (its identity provider handles that)', async () => {
+    const user = await createUser(ctx.service);
+    await ctx.service.db.query(`UPDATE users SET auth_method = 'sso', password_hash = NULL WHERE id = $1`, [user.id]);
+    assertError(await user.client.post('/api/auth/2fa/setup'), 400, /signs in through SSO/);
+  });
+
   test('OpenAPI describes every two-factor route and the login answer with requires_2fa', async () => {
     const res = await new Client(ctx.service).get('/api/openapi.json');
     assert.equal(res.statusCode, 200);

@@ -43,7 +43,9 @@ function requireLocalAccount(user: UserRow): void {
 }
 
 /** Checks a TOTP code (its step is then used up) or a recovery code (then used up) of the active factor. */
-async function checkActiveFactor(deps: TwoFactorDeps, userId: string, code: string): Promise<FactorMethod | null> {
+async function checkActiveFactor(deps: TwoFactorDeps, userId: string, typed: string): Promise<FactorMethod | null> {
+  // Apps show codes as "123 456"; a pasted code may keep the space.
+  const code = typed.trim().replace(/^(\d{3})\s(\d{3})$/, '$1$2');
   if (TOTP_CODE.test(code)) {
     const row = await findTwoFactor(deps.db, userId);
     const secret = row?.secret_enc ? deps.box.open(row.secret_enc, userId) : null;
