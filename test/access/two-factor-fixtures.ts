@@ -53,6 +53,8 @@ export interface Enrolled {
   password: string;
   /** A session opened before two-factor login was enabled (still valid). */
   client: Client;
+  /** An administrator's session. */
+  admin: Client;
   secret: string;
   recoveryCodes: string[];
 }
