@@ -36,6 +36,7 @@ export async function createService(config: Config, options: BuildOptions & { db
     const context: AppContext = { config, db, tokens: new TokenService(secret), backend, history: new DatabaseEventHistory(db), enricher: threatIntel };
     const bootstrap = await bootstrapAdmin(db, config.adminUsername, config.adminPassword);
     const app = await buildApp(context, options);
+    backend.attachLog(app.log);
     const housekeeping = setInterval(() => {
       void purgeExpiredSessions(db).catch(() => {});
       void purgeLoginThrottle(db).catch(() => {});

@@ -3,7 +3,7 @@
 // scope, a value for every %placeholder% it uses), and the stored query in svc-percolator-{pattern}, written in the caller's
 // transaction so the rule's status and its stored query never disagree.
 import type { Queryable } from '../db/database.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest, HttpError } from '../http/errors.js';
 import { percolatorIndexName, type SearchBackend, type StoredQuery } from '../backends/backend.js';
 import { compileRule, describeLogsource, describeScope, missingPlaceholders, parseRule, scopeAdmits, type CompiledRule, type SigmaRule } from '../sigma/index.js';
 import { pipelineOf, pipelineSpecOf } from '../index-patterns/pipeline.js';
@@ -31,7 +31,7 @@ export const percolatorIdOf = (ruleId: string) => ruleId;
 /**
  * Checks the deploy prerequisites against a pattern, in order: the rule validates, a pattern, the rule's
  * log source within its scope, every field mapped, every placeholder given values, the detection
- * compiles; throws 400 `Validation failed: …`. Answers the
+ * compiles; throws 400 `Validation failed: …` (422 for a rule over a per-rule work limit). Answers the
  * pattern and the detection compiled for it, so the backend need not compile it again.
  */
 export function checkDeployable(yaml: string, pattern: IndexPatternRow | undefined): { pattern: IndexPatternRow; compiled: CompiledRule } {
@@ -46,7 +46,11 @@ export function checkDeployable(yaml: string, pattern: IndexPatternRow | undefin
   if (unmapped) throw badRequest(`Validation failed: field '${unmapped.field}' is not mapped in index pattern '${pattern.name}'`);
   checkPlaceholderValues(parsed.rule, pattern);
   const compiled = compileRule(parsed.rule, pipeline);
-  if (!compiled.ok) throw badRequest(`Validation failed: ${compiled.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
+  if (!compiled.ok) {
+    const detail = `Validation failed: ${compiled.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`;
+    // A rule over a per-rule work limit (stored by an older version) is refused like one being created.
+    throw compiled.overLimit ? new HttpError(422, detail, compiled.errors) : badRequest(detail);
+  }
   return { pattern, compiled: compiled.matcher };
 }
 

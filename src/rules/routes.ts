@@ -137,7 +137,7 @@ export function ruleRoutes(app: App, ctx: AppContext): void {
         params: IdParams,
         response: {
           200: Type.Object({ id: Uuid, title: Type.String(), status: Type.Literal('deployed'), deployed_at: Timestamp, percolator_id: Type.String() }),
-          ...errorResponses(400, 401, 403, 404, 503),
+          ...errorResponses(400, 401, 403, 404, 422, 503),
         },
       },
     },

@@ -1,13 +1,16 @@
 // The embedded search backend: stored queries live in the database (table stored_queries, one row per
 // percolator index and id, every write stamped with a sequence number); each instance compiles them
 // into in-memory rule sets and follows the sequence, so a deploy on one instance is live on all of
-// them within a second. A switch makes it report "unavailable" (SEARCH_BACKEND_OFFLINE) for drills.
+// them within a second. A stored query that does not compile (a rule over a work limit, stored by an
+// older version) is set aside: left out, with a warning in the log and an audit entry, and the rest load.
+// A switch makes it report "unavailable" (SEARCH_BACKEND_OFFLINE) for drills.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Queryable } from '../../db/database.js';
 import { BackendUnavailableError, type SearchBackend, type StoredQuery } from '../backend.js';
 import { RuleSet } from './rule-set.js';
 import { compileStoredQuery, type StoredQueryDocument } from './stored-query-compiler.js';
 import type { CompiledRule, Explanation } from '../../sigma/index.js';
+import { recordAudit } from '../../audit/log.js';
 
 const precompiledKey = (index: string, id: string) => `${index}\u0000${id}`;
 
@@ -35,6 +38,14 @@ const STORED_QUERY_WRITE_LOCK = 0x5647494c;
 /** Bound on compiled detections waiting for their commit (those of rolled-back deploys are dropped past it). */
 const MAX_PRECOMPILED = 50_000;
 
+/** A stored query this process could not compile: left out of its rule set. */
+interface SetAside {
+  index: string;
+  ruleId: string;
+  version: number;
+  reason: string;
+}
+
 interface ChangeRow {
   percolator_index: string;
   id: string;
@@ -57,8 +68,22 @@ export class EmbeddedBackend implements SearchBackend {
   private constructor(
     private readonly db: Database,
     private available: boolean,
-    private readonly log?: FastifyBaseLogger,
+    private log?: FastifyBaseLogger,
   ) {}
+
+  /** Warnings given before a log was attached (the first load starts before the service's log exists). */
+  private readonly unlogged: Array<[Record<string, unknown>, string]> = [];
+
+  private warn(details: Record<string, unknown>, message: string): void {
+    if (this.log) this.log.warn(details, message);
+    else if (this.unlogged.length < 100) this.unlogged.push([details, message]);
+  }
+
+  /** Sends warnings to `log` from now on, and those given before. */
+  attachLog(log: FastifyBaseLogger): void {
+    this.log = log;
+    for (const [details, message] of this.unlogged.splice(0)) log.warn(details, message);
+  }
 
   /** Loads every stored query; on a shared PostgreSQL also follows other instances' changes. */
   static async open(db: Database, options: { available?: boolean; log?: FastifyBaseLogger; follow?: boolean } = {}): Promise<EmbeddedBackend> {
@@ -158,6 +183,7 @@ export class EmbeddedBackend implements SearchBackend {
       [this.lastSeq],
     );
     let sliceStart = performance.now();
+    const setAside: SetAside[] = [];
     for (const row of rows) {
       if (performance.now() - sliceStart > SLICE_MS) {
         // Thousands of rules take seconds to compile: other requests are answered between slices.
@@ -176,10 +202,37 @@ export class EmbeddedBackend implements SearchBackend {
         if (compiled.ok) set.put(row.id, compiled.rule);
         else {
           set.remove(row.id);
-          this.log?.warn({ index: row.percolator_index, id: row.id, reason: compiled.reason }, 'stored query does not compile');
+          this.warn({ index: row.percolator_index, id: row.id, reason: compiled.reason }, 'stored query does not compile: rule set aside');
+          setAside.push({ index: row.percolator_index, ruleId: row.query.ruleId, version: row.query.ruleVersion, reason: compiled.reason });
         }
       }
       this.lastSeq = Math.max(this.lastSeq, Number(row.seq));
+    }
+    if (setAside.length > 0) await this.auditSetAside(setAside);
+  }
+
+  /**
+   * One audit entry per rule version set aside (a stored query that does not compile, for example a rule
+   * over a work limit stored by an older version): written once, not again on every start or instance.
+   */
+  private async auditSetAside(entries: SetAside[]): Promise<void> {
+    for (const entry of entries) {
+      try {
+        const known = await this.db.query(
+          `SELECT 1 FROM audit_log WHERE action = 'rule.set_aside' AND target_id = $1 AND details->>'version' = $2 AND details->>'index' = $3 LIMIT 1`,
+          [entry.ruleId, String(entry.version), entry.index],
+        );
+        if (known.length > 0) continue;
+        await recordAudit(this.db, {
+          actor: null,
+          action: 'rule.set_aside',
+          targetType: 'rule',
+          targetId: entry.ruleId,
+          details: { index: entry.index, version: entry.version, reason: entry.reason.slice(0, 1000) },
+        });
+      } catch (error) {
+        this.warn({ err: error, id: entry.ruleId }, 'recording a rule set aside failed');
+      }
     }
   }
 
