@@ -13,7 +13,7 @@ import { createPostgresDatabase, postgresUnavailable } from '../helpers/database
 import { startOidcProvider } from '../helpers/oidc-provider.js';
 import { ADMIN_PASSWORD, anonymous, startService } from '../helpers/service.js';
 import { assertError } from '../rules/fixtures.js';
-import { ACCOUNTS, me, setCookie, ssoEnv, ssoSignIn, VIGIL_CLIENT } from './sso-fixtures.js';
+import { ACCOUNTS, me, REDIRECT_URI, setCookie, ssoEnv, ssoSignIn, VIGIL_CLIENT } from './sso-fixtures.js';
 
 describe('single sign-on when it is not configured', () => {
   let service: Service;
@@ -44,6 +44,31 @@ describe('single sign-on with a provider that cannot be reached', () => {
     assertError(await anonymous(service).get('/api/auth/sso/login?provider=saml'), 404, 'Unknown single sign-on provider');
     assert.equal((await anonymous(service).get('/api/auth/sso/login')).statusCode, 400);
     assert.equal((await anonymous(service).get(`/api/auth/sso/login?provider=${'x'.repeat(65)}`)).statusCode, 400);
+  });
+});
+
+describe('single sign-on as a public client (no secret, PKCE only)', () => {
+  let service: Service;
+  let provider: Awaited<ReturnType<typeof startOidcProvider>>;
+  before(async () => {
+    provider = await startOidcProvider({
+      clients: [{ client_id: 'vigil-public', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }],
+      accounts: ACCOUNTS,
+    });
+    const env: Record<string, string> = { ...ssoEnv(provider), OIDC_CLIENT_ID: 'vigil-public' };
+    delete env.OIDC_CLIENT_SECRET;
+    service = await startService('pglite', env);
+  });
+  after(async () => {
+    await service?.close();
+    await provider?.close();
+  });
+
+  it('signs a user in', async () => {
+    const signIn = await ssoSignIn(service, provider, 'bob-sub');
+    assert.equal(signIn.callback.statusCode, 302, signIn.callback.body);
+    const who = (await me(service, signIn.session ?? '')).data;
+    assert.deepEqual([who.username, who.role, who.auth_method], ['bob', 'admin', 'sso']);
   });
 });
 

@@ -7,11 +7,11 @@
 // service refuses.
 import { createServer, type IncomingMessage } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, decodeJwt, type JWK } from 'jose';
-import Provider, { type Configuration, type InteractionResults } from 'oidc-provider';
+import Provider, { type ClientMetadata, type Configuration, type InteractionResults } from 'oidc-provider';
 
 interface Settings {
   port: number;
-  clients: { client_id: string; client_secret: string; redirect_uris: string[] }[];
+  clients: ClientMetadata[];
   accounts: Record<string, Record<string, unknown>>;
 }
 
@@ -32,10 +32,10 @@ let tamper: Tamper | undefined;
 
 const configuration: Configuration = {
   clients: settings.clients.map((c) => ({
-    ...c,
     grant_types: ['authorization_code'],
     response_types: ['code'],
     token_endpoint_auth_method: 'client_secret_basic',
+    ...c,
   })),
   jwks: { keys: [signingJwk] },
   cookies: { keys: ['cookie-signing-key-for-the-sso-tests'] },

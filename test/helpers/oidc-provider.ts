@@ -8,8 +8,10 @@ import { repoRoot } from '../sigma/corpus-helpers.js';
 
 export interface TestClient {
   client_id: string;
-  client_secret: string;
+  /** Absent for a public client (token_endpoint_auth_method `none`). */
+  client_secret?: string;
   redirect_uris: string[];
+  token_endpoint_auth_method?: 'client_secret_basic' | 'none';
 }
 
 export interface TestProvider {
