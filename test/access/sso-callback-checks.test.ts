@@ -1,6 +1,7 @@
 // What the single sign-on callback refuses, against a real OpenID provider: a forged, foreign or
 // replayed state (400), an ID token for another client, with another nonce, from another issuer or
-// not signed by the provider (401), a code issued to another client, and the provider's own refusal.
+// not signed by the provider (401), a callback naming another issuer, a code issued to another
+// client or redeemed with another sign-in's verifier, and the provider's own refusal.
 // None of them opens a session. ASVS 10.1.2, 10.2.1, 10.2.2, 10.5.1, 10.5.3, 10.5.4.
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
@@ -44,8 +45,9 @@ describeEachDatabase(
       assertError(await anonymous(t.service).get(pending.path), 400, STATE_INVALID);
       const other = await anonymous(t.service).get('/api/auth/sso/login?provider=oidc');
       assertError(await anonymous(t.service).get(pending.path, { cookie: `svc_sso_state=${setCookie(other, 'svc_sso_state')?.value}` }), 400, STATE_INVALID);
-      // None of that consumed it: the browser that started it still completes.
-      const done = await anonymous(t.service).get(pending.path, { cookie: `svc_sso_state=${pending.stateCookie}` });
+      // None of that consumed it: the browser that started it still completes (parameters some
+      // providers add, such as session_state, are accepted).
+      const done = await anonymous(t.service).get(`${pending.path}&session_state=abc.def`, { cookie: `svc_sso_state=${pending.stateCookie}` });
       assert.equal(done.statusCode, 302, done.body);
       // No state at all.
       assertError(await anonymous(t.service).get('/api/auth/sso/callback?code=abc'), 400, STATE_INVALID);
@@ -80,6 +82,13 @@ describeEachDatabase(
       await provider.tamperNextIdToken({ claims: { iss: 'https://idp.attacker.example' } });
       const signIn = await ssoSignIn(t.service, provider, 'alice-sub');
       assertError(signIn.callback, 401, /^Single sign-on failed: .*"iss"/);
+    });
+
+    it('refuses a callback that names another issuer (mix-up defence, 401)', async () => {
+      const pending = await pendingCallback();
+      assert.match(pending.path, /[?&]iss=/, 'the provider names itself in the callback');
+      const mixedUp = pending.path.replace(/iss=[^&]+/, `iss=${encodeURIComponent('https://idp.attacker.example')}`);
+      assertError(await anonymous(t.service).get(mixedUp, { cookie: `svc_sso_state=${pending.stateCookie}` }), 401, /^Single sign-on failed: .*"iss"/);
     });
 
     it('refuses an ID token not signed by the provider (401)', async () => {
