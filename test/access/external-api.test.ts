@@ -159,6 +159,9 @@ describeEachDatabase('external API', (ctx) => {
     for (const path of ['/api/external/alerts', '/api/external/alerts/{id}', '/api/external/rules', '/api/external/rules/{id}', '/api/external/stats']) {
       assert.deepEqual(doc.paths[path].get.security, [{ apiKey: [] }], path);
       assert.deepEqual(Object.keys(doc.paths[path]), ['get'], `${path} is read-only`);
+      const responses = doc.paths[path].get.responses;
+      assert.deepEqual(Object.keys(responses['200'].headers).sort(), ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'], path);
+      assert.ok(responses['429'].headers['Retry-After'], `${path}: 429 documents Retry-After`);
     }
     assert.deepEqual(doc.paths['/api/alerts'].get.security, [{ bearerAuth: [] }, { cookieAuth: [] }]);
     assert.deepEqual(doc.paths['/api/api_keys'].post.security, [
