@@ -1,9 +1,20 @@
 // Reads an ingest body into events: one JSON object, a JSON array of objects, or NDJSON (one object
 // per line), optionally gzip-compressed. Bad lines or non-object items are reported, not fatal.
+// Limits (a request past one is refused whole with 413, before anything is stored): 10 MiB sent, 10 MiB
+// after gunzip (inflating stops as soon as it passes), MAX_INGEST_EVENTS events (or _bulk actions).
 import { gunzipSync } from 'node:zlib';
 import { HttpError, badRequest } from '../http/errors.js';
 
 export const MAX_INGEST_BYTES = 10 * 1024 * 1024;
+
+/** Most events (lines, array items, _bulk actions) one ingest request may carry: far above what
+ * shippers send by default (Filebeat 1,600 events, Logstash 125 per worker), low enough that a body of
+ * tiny events cannot keep the pipeline busy for long. */
+export const MAX_INGEST_EVENTS = 100_000;
+
+export function tooManyEvents(what: 'events' | 'actions' = 'events'): HttpError {
+  return new HttpError(413, `The request holds more than ${MAX_INGEST_EVENTS.toLocaleString('en-US')} ${what}, the most one ingest request may carry: send them in smaller batches`);
+}
 
 export interface ParsedBatch {
   events: { index: number; event: Record<string, unknown> }[];
@@ -31,7 +42,9 @@ function inflate(raw: Buffer, encoding: string | undefined): Buffer {
     try {
       data = gunzipSync(raw, { maxOutputLength: MAX_INGEST_BYTES });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new HttpError(413, 'Request body too large');
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+        throw new HttpError(413, `The body unzips to more than ${MAX_INGEST_BYTES / 1024 / 1024} MiB, the most one ingest request may carry: send smaller batches`);
+      }
       throw badRequest('Body is not valid gzip');
     }
   }
@@ -89,12 +102,15 @@ export function parseEvents(text: string): ParsedBatch {
   const trimmed = text.trim();
   if (trimmed === '') throw badRequest('The body holds no events');
   if (trimmed.startsWith('[')) {
+    // Counted before parsing: a 10 MiB array of empty objects takes seconds to parse.
+    if (arrayItemsMoreThan(trimmed, MAX_INGEST_EVENTS)) throw tooManyEvents();
     let items: unknown;
     try {
       items = JSON.parse(trimmed);
     } catch {
       throw badRequest('Malformed JSON body');
     }
+    if ((items as unknown[]).length > MAX_INGEST_EVENTS) throw tooManyEvents();
     const batch: ParsedBatch = { events: [], errors: [], received: (items as unknown[]).length };
     (items as unknown[]).forEach((item, index) => {
       if (isObject(item)) batch.events.push({ index, event: item });
@@ -111,11 +127,39 @@ export function parseEvents(text: string): ParsedBatch {
   return parseLines(trimmed.split('\n'));
 }
 
+/** Whether the JSON array `text` (starting with '[') has more than `limit` items, by counting the
+ * commas at its top level (strings skipped); a malformed text is left to the parser. */
+function arrayItemsMoreThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let items = 0;
+  let empty = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip the string, escapes included.
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+      if (depth === 1) empty = false;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (depth === 1) empty = false;
+      depth++;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+      if (depth === 0) break;
+    } else if (depth === 1) {
+      if (c === 0x2c) {
+        if (++items >= limit) return true;
+      } else if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) empty = false;
+    }
+  }
+  return !empty && items + 1 > limit;
+}
+
 /** NDJSON: one object per non-blank line, numbered from 0; `null` stands for a line that is not UTF-8. */
 function parseLines(lines: (string | null)[]): ParsedBatch {
   const batch: ParsedBatch = { events: [], errors: [], received: 0 };
   let index = 0;
   for (const raw of lines) {
+    if (batch.received >= MAX_INGEST_EVENTS && (raw === null || raw.trim() !== '')) throw tooManyEvents();
     if (raw === null) {
       batch.received++;
       batch.errors.push({ index, error: 'the line is not valid UTF-8' });

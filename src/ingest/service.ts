@@ -1,15 +1,20 @@
 // The one ingest pipeline every door calls (POST /api/logs/{pattern}, the Elasticsearch-compatible
 // _bulk facade): check each event, match the accepted ones against the pattern's deployed rules, then
-// store the events, count their fields and write their alerts in one transaction. When it resolves,
-// every accepted event is durably stored and matched and its alerts are written; re-sending the same
-// events stores nothing twice and raises no alert twice.
-import { createHash } from 'node:crypto';
+// store the events, count their fields and write their alerts in one transaction. A big request goes
+// through in chunks of INGEST_CHUNK events, each matched and committed on its own, with other requests
+// served between chunks (the embedded database has one connection: one long transaction would stall
+// every request). When it resolves, every accepted event is durably stored and matched and its alerts
+// are written; re-sending the same events stores nothing twice and raises no alert twice, so a request
+// that fails part-way (its answer says how many events were stored) is simply sent again.
 import type { AppContext } from '../http/context.js';
+import { BackendUnavailableError } from '../backends/backend.js';
+import { HttpError } from '../http/errors.js';
 import { insertAlerts } from '../alerts/store.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
 import { MAX_EVENT_DEPTH, makeAccessor, nestedTooDeep } from '../sigma/index.js';
 import { detect, type AcceptedEvent } from './detection.js';
 import { eventTime, unstorableText } from './event-checks.js';
+import { eventHash } from './event-hash.js';
 import { recordFields } from './field-catalogue.js';
 
 export interface IngestItem {
@@ -41,32 +46,68 @@ function accept(pattern: IndexPatternRow, timestampField: ReturnType<typeof make
   if (!time) return `the timestamp in '${pattern.timestamp_field}' is out of range (years 1 to 9999)`;
   const json = JSON.stringify(event);
   if (json.length > MAX_EVENT_CHARS) return `the event is larger than ${MAX_EVENT_CHARS / 1024 / 1024} MiB of JSON`;
-  return { time, hash: createHash('sha256').update(json).digest('hex'), json, event };
+  return { time, hash: eventHash(event, json), json, event };
 }
+
+/** Events matched and committed together; small enough that a chunk holds the database for a fraction of a second. */
+export const INGEST_CHUNK = 1000;
+
+const otherRequestsRun = () => new Promise((resolve) => setImmediate(resolve));
 
 export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow, items: IngestItem[], rejected: { index: number; error: string }[] = []): Promise<IngestOutcome> {
   const now = new Date();
   const errors = [...rejected];
   const timestampField = makeAccessor(pattern.timestamp_field);
-  const accepted: AcceptedEvent[] = [];
   const acceptedIndexes: number[] = [];
-  for (const { index, event } of items) {
-    const outcome = accept(pattern, timestampField, event, now);
-    if (typeof outcome === 'string') errors.push({ index, error: outcome });
-    else {
-      accepted.push(outcome);
-      acceptedIndexes.push(index);
+  let alertsCreated = 0;
+  for (let start = 0; start < items.length; start += INGEST_CHUNK) {
+    if (start > 0) await otherRequestsRun();
+    const accepted: AcceptedEvent[] = [];
+    const indexes: number[] = [];
+    for (const { index, event } of items.slice(start, start + INGEST_CHUNK)) {
+      const outcome = accept(pattern, timestampField, event, now);
+      if (typeof outcome === 'string') errors.push({ index, error: outcome });
+      else {
+        accepted.push(outcome);
+        indexes.push(index);
+      }
     }
+    try {
+      alertsCreated += await storeChunk(ctx, pattern, accepted);
+    } catch (error) {
+      throw acceptedIndexes.length === 0 ? error : partlyStored(error, acceptedIndexes.length, items.length);
+    }
+    acceptedIndexes.push(...indexes);
   }
   errors.sort((a, b) => a.index - b.index);
+  return { accepted: acceptedIndexes.length, alertsCreated, errors, acceptedIndexes };
+}
+
+/** Matches a chunk of accepted events, then stores them, their fields and their alerts in one transaction. */
+async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, accepted: AcceptedEvent[]): Promise<number> {
+  if (accepted.length === 0) return 0;
   // Matching runs before the transaction: the database is held only for the writes.
   const alerts = await detect(ctx.db, ctx.backend, ctx.enricher, pattern, accepted);
-  const alertsCreated = await ctx.db.transaction(async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     // The catalogue counts stored events: a repeat (kept once) is not counted again.
     const stored = await ctx.history.store(tx, pattern.id, accepted);
     const counted = accepted.filter((e) => stored.delete(e.hash));
     await recordFields(tx, pattern.id, counted.map((e) => e.event));
     return insertAlerts(tx, alerts);
   });
-  return { accepted: accepted.length, alertsCreated, errors, acceptedIndexes };
+}
+
+/** The answer to a request that failed after some of its chunks were committed: it says how many
+ * events are stored and asks for the request again (what is stored is not stored twice). */
+function partlyStored(error: unknown, stored: number, total: number): HttpError {
+  const cause = error instanceof BackendUnavailableError || error instanceof HttpError ? error.message : 'The events could not be stored';
+  const answer = new HttpError(
+    503,
+    `${cause}; ${stored} of the request's ${total} events were stored before this failure: send the request again (events already stored are not stored twice)`,
+    undefined,
+    { 'Retry-After': '5' },
+  );
+  // Logged with the answer (a 5xx is logged), so the original failure stays visible.
+  answer.cause = error;
+  return answer;
 }

@@ -2,8 +2,10 @@
 // line; "delete" has no document line and "update" has one, both refused per item (events are kept as
 // sent). A malformed document line is refused on its own and the rest go through; a malformed action
 // line leaves the request unreadable (which line is which is lost), so the whole request is refused,
-// as Elasticsearch does.
+// as Elasticsearch does. More than MAX_INGEST_EVENTS actions refuse the request with 413 before any
+// event is stored.
 import { badRequest } from '../../http/errors.js';
+import { MAX_INGEST_EVENTS, tooManyEvents } from '../parse-body.js';
 
 export const ACTIONS = ['index', 'create', 'update', 'delete'] as const;
 export type ActionName = (typeof ACTIONS)[number];
@@ -71,6 +73,7 @@ export function decodeBulk(body: string, defaultIndex: string): BulkAction[] {
     return undefined;
   };
   for (let line = nextLine(); line !== undefined; line = nextLine()) {
+    if (actions.length >= MAX_INGEST_EVENTS) throw tooManyEvents('actions');
     const { name, meta } = actionLine(line, i);
     const action: BulkAction = { action: name, index: text(meta._index, MAX_INDEX) ?? defaultIndex, id: text(meta._id, MAX_ID) };
     if (name === 'delete') {

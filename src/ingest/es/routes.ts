@@ -191,7 +191,7 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
         : 'Elasticsearch bulk ingest: events go to the index pattern of the ingest token (Basic password, ApiKey or Bearer)',
       security: BULK_SECURITY,
       ...(withIndex ? { params: Type.Object({ index: Type.String({ minLength: 1, maxLength: 255 }) }) } : {}),
-      response: { 200: BulkAnswerSchema, ...esErrorResponses(400, 401, 429, 503) },
+      response: { 200: BulkAnswerSchema, ...esErrorResponses(400, 401, 413, 415, 429, 503) },
     },
   });
   for (const method of ['POST', 'PUT'] as const) {
