@@ -92,6 +92,22 @@ describeEachDatabase(
       assert.equal(await countRows(t.service, `audit_log WHERE action = 'user.update' AND target_id = $1 AND details->>'source' = 'sso'`, [firstMe.data.id]), 1);
     });
 
+    it('creates one user when the first two sign-ins of an identity complete at the same time', async () => {
+      const pending = [];
+      for (let i = 0; i < 2; i++) {
+        const start = await anonymous(t.service).get('/api/auth/sso/login?provider=oidc');
+        const authUrl = new URL(String(start.headers.location));
+        authUrl.searchParams.set('login_hint', 'zoe-sub');
+        const back = await provider.authorize(authUrl);
+        pending.push({ path: back.pathname + back.search, cookie: `svc_sso_state=${setCookie(start, 'svc_sso_state')?.value}` });
+      }
+      const callbacks = await Promise.all(pending.map((p) => anonymous(t.service).get(p.path, { cookie: p.cookie })));
+      for (const callback of callbacks) assert.equal(callback.statusCode, 302, callback.body);
+      const ids = await Promise.all(callbacks.map(async (c) => (await me(t.service, setCookie(c, 'svc_session')?.value ?? '')).data.id));
+      assert.equal(ids[0], ids[1]);
+      assert.equal(await countRows(t.service, `users WHERE lower(username) LIKE 'zoe%'`, []), 1);
+    });
+
     it('gives the highest mapped role, and the default role to a user with no mapped group', async () => {
       const bob = await ssoSignIn(t.service, provider, 'bob-sub');
       assert.equal((await me(t.service, bob.session ?? '')).data.role, 'admin');
