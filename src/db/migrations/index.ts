@@ -10,6 +10,7 @@ import { sql as ingestStorage } from './008-ingest-storage.js';
 import { sql as apiKeys } from './009-api-keys.js';
 import { sql as twoFactor } from './010-two-factor.js';
 import { sql as sso } from './011-sso.js';
+import { sql as canonicalEventHash } from './012-canonical-event-hash.js';
 
 export interface Migration {
   version: number;
@@ -29,4 +30,5 @@ export const migrations: Migration[] = [
   { version: 9, name: 'api keys', sql: apiKeys },
   { version: 10, name: 'two factor', sql: twoFactor },
   { version: 11, name: 'single sign-on', sql: sso },
+  { version: 12, name: 'canonical event hash', sql: canonicalEventHash },
 ];
