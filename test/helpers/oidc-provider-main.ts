@@ -109,3 +109,6 @@ const server = createServer((request, response) => {
 });
 
 server.listen(settings.port, '127.0.0.1', () => console.log('ready'));
+// The test process holds our stdin: when it ends (even by a crash), so do we.
+process.stdin.on('end', () => process.exit(0));
+process.stdin.resume();

@@ -31,7 +31,7 @@ export async function startOidcProvider(options: { clients: TestClient[]; accoun
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     cwd: repoRoot,
     env: { ...process.env, NODE_ENV: 'test', OIDC_TEST_PROVIDER: JSON.stringify({ port, ...options }) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   await waitForReady(child);
 
