@@ -4,11 +4,12 @@
 import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../http/context.js';
 import { badRequest } from '../http/errors.js';
-import { errorResponses } from '../http/schemas.js';
+import { errorResponses, StringEnum } from '../http/schemas.js';
 import { sessionOf } from '../auth/access.js';
 import { findSessionUser } from '../auth/sessions.js';
 import { AlertChangeFeed } from './change-feed.js';
 import { AlertStream, AlertStreamRegistry, DEFAULT_STREAM_SETTINGS, type AlertStreamSettings } from './streams.js';
+import { STREAM_EVENTS } from './sse.js';
 
 export interface AlertStreamOptions extends Partial<AlertStreamSettings> {
   /** Safety-net poll interval of the change feed. */
@@ -34,13 +35,25 @@ const StreamQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** One event of the stream, as an event-stream reader hands it over (an OpenAPI 3.1 `schema` of
+ * `text/event-stream` describes each event, not the text of the whole stream). */
+const StreamEvent: object = Type.Object(
+  {
+    event: StringEnum(Object.values(STREAM_EVENTS)),
+    id: Type.Optional(Type.String({ pattern: EVENT_ID.source, description: 'the sequence number of the change (sent with alert.created and alert.updated; a reader keeps the last one it saw)' })),
+    data: Type.String({ contentMediaType: 'application/json', description: 'one line of JSON' }),
+    retry: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
 const EventStream = {
   description:
     'text/event-stream: `retry: 3000`, then events `alert.created` / `alert.updated` (id = change sequence number; ' +
     'data = {seq, kind, alert: {id, rule_id, rule_title, severity, status, created_at, updated_at, host?, user?, source_ip?, ' +
     'acknowledged_at?, acknowledged_by?}}), `alerts.reload` (changes were missed: reload the list) and `session.ended` ' +
-    '(the stream ends); `: ping` comments every 15 s.',
-  content: { 'text/event-stream': { schema: { type: 'string' } } },
+    '(the stream ends); `: ping` comments every 15 s. The schema describes one event.',
+  content: { 'text/event-stream': { schema: StreamEvent } },
 };
 
 /** The change the client last saw: the Last-Event-ID header, else the last_event_id query parameter. */

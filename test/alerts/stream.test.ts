@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import AjvModule from 'ajv';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
@@ -267,6 +268,23 @@ for (const kind of DATABASE_KINDS) {
       assert.ok(get.responses['200'].content['text/event-stream']);
       assert.ok(get.responses['429']);
       assert.deepEqual(get.parameters.map((p: { name: string }) => p.name), ['last_event_id']);
+    });
+
+    test('the OpenAPI schema of the event stream describes each event, and the events sent match it', async () => {
+      const doc = (await anonymous(service).get('/api/openapi.json')).data;
+      const schema = doc.paths['/api/alerts/stream'].get.responses['200'].content['text/event-stream'].schema;
+      assert.equal(schema.type, 'object', 'one event, not the text of the whole stream');
+      const Ajv = AjvModule.default ?? AjvModule;
+      const check = new Ajv({ strict: false }).compile(schema);
+      const s = track(await stream(base, viewer, { 'last-event-id': '999999999' }));
+      const reload = await s.nextEvent('alerts.reload');
+      await raiseAlert(service, pattern);
+      const created = await s.nextEvent('alert.created');
+      s.close();
+      for (const { message } of [reload, created]) {
+        const event = { event: message.event, data: message.data, ...(message.id === undefined ? {} : { id: message.id }) };
+        assert.ok(check(event), `${JSON.stringify(event)}: ${JSON.stringify(check.errors)}`);
+      }
     });
 
     test('a reader that stops reading is dropped once its queue passes the bound, after what it was sent', async () => {
