@@ -20,6 +20,8 @@ export const ACCOUNTS: Record<string, Record<string, unknown>> = {
   'grace-sub': { preferred_username: 'grace', email: 'grace@example.com', groups: ['soc-analysts'] },
   'local-twin-sub': { preferred_username: 'localuser', email: 'localuser@example.com', email_verified: true, groups: ['vigil-admins'] },
   'mallory-sub': { preferred_username: 'mallory', email: 'mallory@example.com', email_verified: true },
+  'henry-sub': { preferred_username: 'henry', email: 'henry@example.com', email_verified: true, groups: 'vigil-admins' },
+  'ivy-sub': { preferred_username: '../Ivy Admin', email_verified: false },
   'zoe-sub': { preferred_username: 'zoe', email: 'zoe@example.com', email_verified: true, groups: ['soc-analysts'] },
 };
 

@@ -113,6 +113,9 @@ describeEachDatabase(
       assert.equal((await me(t.service, bob.session ?? '')).data.role, 'admin');
       const carol = await ssoSignIn(t.service, provider, 'carol-sub');
       assert.equal((await me(t.service, carol.session ?? '')).data.role, 'viewer');
+      // A claim with one group as a plain string.
+      const henry = await ssoSignIn(t.service, provider, 'henry-sub');
+      assert.equal((await me(t.service, henry.session ?? '')).data.role, 'admin');
     });
 
     it('never takes over a local user with the same name: the SSO user gets a unique name of its own', async () => {
@@ -132,9 +135,13 @@ describeEachDatabase(
       assert.deepEqual([localMe.id, localMe.role, localMe.auth_method], [created.data.id, 'viewer', 'local']);
     });
 
-    it('names a user without preferred_username after the verified e-mail', async () => {
+    it('names a user without preferred_username after the verified e-mail, and makes any name a valid username', async () => {
       const signIn = await ssoSignIn(t.service, provider, 'erin-sub');
       assert.equal((await me(t.service, signIn.session ?? '')).data.username, 'erin-soc@example.com');
+      // No e-mail claim at all (email_verified alone refuses nothing).
+      const ivy = await ssoSignIn(t.service, provider, 'ivy-sub');
+      assert.equal(ivy.callback.statusCode, 302, ivy.callback.body);
+      assert.equal((await me(t.service, ivy.session ?? '')).data.username, 'Ivy-Admin');
     });
 
     it('refuses a password login for an SSO user, even once an administrator has set a password', async () => {
