@@ -16,4 +16,6 @@ export default tseslint.config(
       eqeqeq: ['error', 'smart'],
     },
   },
+  // The web UI runs in the browser.
+  { files: ['ui/src/**/*.{ts,tsx}'], languageOptions: { globals: { ...globals.browser } } },
 );

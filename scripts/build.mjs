@@ -3,6 +3,9 @@
 // with the one recorded by the last successful build, and skips the compiler when they are the same: a
 // second `npm start` serves without recompiling. The fingerprint lives in dist/, so deleting dist/
 // always forces a full build.
+//
+// The web UI (ui/, React + Vite) is built into dist/ui the same way, with its own fingerprint of the
+// files under ui/ and the package manifests; a UI that has not changed is not bundled again.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -25,9 +28,9 @@ function walk(dir, out) {
   return out;
 }
 
-function fingerprint() {
-  const lines = walk(join(root, 'src'), []);
-  for (const name of INPUTS) {
+function fingerprint(dir = 'src', inputs = INPUTS) {
+  const lines = walk(join(root, dir), []);
+  for (const name of inputs) {
     const path = join(root, name);
     if (existsSync(path)) {
       const st = statSync(path);
@@ -39,11 +42,32 @@ function fingerprint() {
 }
 
 const ifStale = process.argv.includes('--if-stale');
-const before = fingerprint();
-if (ifStale && existsSync(entry) && existsSync(stampPath) && readFileSync(stampPath, 'utf8') === before) process.exit(0);
+const fresh = (stamp, print, output) => ifStale && existsSync(output) && existsSync(stamp) && readFileSync(stamp, 'utf8') === print;
 
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
-if (result.status !== 0) process.exit(result.status ?? 1);
-// Sources edited while the compiler ran leave the recorded fingerprint stale, so the next start builds again.
-writeFileSync(stampPath, before);
+const before = fingerprint();
+if (!fresh(stampPath, before, entry)) {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+  // Sources edited while the compiler ran leave the recorded fingerprint stale, so the next start builds again.
+  writeFileSync(stampPath, before);
+}
+
+await buildUi();
+
+async function buildUi() {
+  const uiStamp = join(root, 'dist', '.ui-build-fingerprint');
+  const uiEntry = join(root, 'dist', 'ui', 'index.html');
+  const uiBefore = fingerprint('ui', ['package.json', 'package-lock.json']);
+  if (fresh(uiStamp, uiBefore, uiEntry)) return;
+  let vite;
+  try {
+    vite = await import('vite');
+  } catch {
+    // An install without development dependencies has no bundler: the API works, / answers 404.
+    console.warn('web UI not built: Vite is not installed (run `npm install`)');
+    return;
+  }
+  await vite.build({ configFile: join(root, 'ui', 'vite.config.mjs'), logLevel: 'warn' });
+  writeFileSync(uiStamp, uiBefore);
+}

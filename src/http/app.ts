@@ -40,6 +40,7 @@ import { testingRoutes } from '../rules/testing.js';
 import { versionRoutes } from '../rules/version-routes.js';
 import { threatIntelRoutes } from '../threat-intel/routes.js';
 import { statsRoutes } from '../stats/routes.js';
+import { webUiRoutes } from '../web/ui-routes.js';
 
 /** Largest request body accepted by default (rule YAML up to 1 MiB plus JSON overhead). */
 export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
@@ -51,6 +52,8 @@ export interface BuildOptions {
   rateLimit?: RateLimitOptions;
   /** Tuning of the live alert stream (heartbeat, limits); defaults suit production. */
   alertStream?: AlertStreamOptions;
+  /** Folder of the built web UI served at / (default dist/ui; absent → no UI). */
+  uiRoot?: string;
 }
 
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
@@ -106,7 +109,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     if (httpError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, httpError);
   });
+  const webUi = await webUiRoutes(app, options.uiRoot);
   app.setNotFoundHandler((request, reply) => {
+    if (webUi.fallback(request, reply)) return reply;
     const allowed = routes.allowedMethods(request.method, request.url);
     if (allowed.length > 0) {
       reply.header('Allow', allowed.join(', '));

@@ -1,0 +1,65 @@
+// An event shown as a readable tree: nested objects and arrays fold open, the fields a rule matched on
+// are highlighted, and each value can start an exception for its field.
+import { useState } from 'react';
+
+export interface FieldPick {
+  field: string;
+  value: string;
+}
+
+interface Props {
+  event: Record<string, unknown>;
+  /** Dotted paths (or bare field names) the rule matched on. */
+  highlighted: Set<string>;
+  onPick?(pick: FieldPick): void;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function scalarText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+function Node({ name, path, value, props, depth }: { name: string; path: string; value: unknown; props: Props; depth: number }) {
+  const [open, setOpen] = useState(depth < 3);
+  const hit = props.highlighted.has(path) || props.highlighted.has(name);
+  if (isObject(value) || Array.isArray(value)) {
+    const entries: [string, unknown][] = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+    return (
+      <li className={hit ? 'hit' : undefined}>
+        <button type="button" className="tree-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
+          <span className="tree-key">{name}</span> <span className="muted">{Array.isArray(value) ? `[${entries.length}]` : `{${entries.length}}`}</span>
+        </button>
+        {open && (
+          <ul>
+            {entries.map(([k, v]) => (
+              <Node key={k} name={k} path={path ? `${path}.${k}` : k} value={v} props={props} depth={depth + 1} />
+            ))}
+          </ul>
+        )}
+      </li>
+    );
+  }
+  return (
+    <li className={hit ? 'hit' : undefined}>
+      <span className="tree-key">{name}</span>: <span className={`tree-value t-${value === null ? 'null' : typeof value}`}>{scalarText(value)}</span>
+      {hit && <span className="visually-hidden"> (matched)</span>}
+      {props.onPick && (
+        <button type="button" className="tiny secondary" onClick={() => props.onPick!({ field: path, value: scalarText(value) })} aria-label={`Create an exception from ${path}`}>
+          Except…
+        </button>
+      )}
+    </li>
+  );
+}
+
+export function EventTree(props: Props) {
+  return (
+    <ul className="tree">
+      {Object.entries(props.event).map(([k, v]) => (
+        <Node key={k} name={k} path={k} value={v} props={props} depth={0} />
+      ))}
+    </ul>
+  );
+}

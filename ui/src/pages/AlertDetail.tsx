@@ -1,0 +1,272 @@
+// One alert: every field, the event as a tree with the matched fields highlighted, enrichment, the
+// comment thread, the status moves allowed from its current state, and exceptions from a field.
+import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
+import { api, errorText, type Page } from '../api';
+import { EventTree, type FieldPick } from '../components/EventTree';
+import { allowedMoves, formatTime, SeverityBadge, StatusBadge, STATUS_LABELS } from '../format';
+import { Link } from '../router';
+import { canTriage, useSession } from '../session';
+import type { AlertDetail, AlertStatus, Comment } from '../types';
+
+const OPERATORS = ['equals', 'contains', 'startswith', 'endswith', 'regex', 'cidr', 'in'] as const;
+
+export function AlertDetailPage({ id }: { id: string }) {
+  const { user } = useSession();
+  const [alert, setAlert] = useState<AlertDetail | null>(null);
+  const [comments, setComments] = useState<Comment[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [pick, setPick] = useState<FieldPick | null>(null);
+  const triage = canTriage(user);
+
+  const load = useCallback(async () => {
+    try {
+      const [a, c] = await Promise.all([api.get<AlertDetail>(`/api/alerts/${encodeURIComponent(id)}`), api.get<Page<Comment>>(`/api/alerts/${encodeURIComponent(id)}/comments?page_size=100`)]);
+      setAlert(a);
+      setComments(c.items);
+      setError(null);
+    } catch (e) {
+      setError(errorText(e));
+    }
+  }, [id]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const highlighted = useMemo(() => {
+    const fields = new Set<string>();
+    for (const condition of alert?.matched_conditions ?? []) for (const selection of Object.values(condition)) if (selection && typeof selection === 'object') for (const field of Object.keys(selection)) fields.add(field.split('|')[0]);
+    return fields;
+  }, [alert]);
+
+  if (error) {
+    return (
+      <section>
+        <p>
+          <Link href="/alerts">← Alerts</Link>
+        </p>
+        <p className="error" role="alert">
+          {error}
+        </p>
+      </section>
+    );
+  }
+  if (!alert) return <p role="status">Loading…</p>;
+
+  const fields: [string, React.ReactNode][] = [
+    ['Status', <StatusBadge status={alert.status} />],
+    ['Severity', <SeverityBadge severity={alert.severity} />],
+    ['Rule', <Link href={`/rules/${alert.rule_id}`}>{alert.rule_title}</Link>],
+    ['Created', formatTime(alert.created_at)],
+    ['Event time', formatTime(alert.event_time)],
+    ['Updated', formatTime(alert.updated_at)],
+    ['Index pattern', alert.index_pattern],
+    ['Host', alert.host],
+    ['User', alert.user],
+    ['Source IP', alert.source_ip],
+    ['Tags', alert.tags?.join(', ')],
+    ['Acknowledged', alert.acknowledged_at ? `${formatTime(alert.acknowledged_at)} by ${alert.acknowledged_by ?? ''}` : undefined],
+    ['Alert id', <code>{alert.id}</code>],
+  ];
+
+  return (
+    <section aria-labelledby="alert-title">
+      <p>
+        <Link href="/alerts">← Alerts</Link>
+      </p>
+      <div className="page-head">
+        <h1 id="alert-title">{alert.rule_title}</h1>
+        <SeverityBadge severity={alert.severity} />
+        <StatusBadge status={alert.status} />
+      </div>
+
+      <div className="columns">
+        <div>
+          <h2>Details</h2>
+          <dl className="fields">
+            {fields
+              .filter(([, v]) => v !== undefined && v !== null && v !== '')
+              .map(([k, v]) => (
+                <div key={k}>
+                  <dt>{k}</dt>
+                  <dd>{v}</dd>
+                </div>
+              ))}
+          </dl>
+
+          {triage && <StatusActions alert={alert} onChanged={load} />}
+
+          <h2>Enrichment</h2>
+          {alert.enrichment ? (
+            <div>
+              <p>
+                Risk <strong>{alert.enrichment.risk_level}</strong> (score {alert.enrichment.risk_score})
+              </p>
+              <ul className="indicators">
+                {alert.enrichment.indicators.map((indicator, i) => (
+                  <li key={i}>
+                    {Object.entries(indicator)
+                      .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+                      .join(' · ')}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : (
+            <p className="muted">No threat-intelligence indicator in this event.</p>
+          )}
+
+          <h2>Comments ({comments.length})</h2>
+          <ol className="comments">
+            {comments.map((c) => (
+              <li key={c.id}>
+                <div className="muted">
+                  <strong>{c.user}</strong> · {formatTime(c.created_at)}
+                </div>
+                <p className="comment-text">{c.text}</p>
+              </li>
+            ))}
+          </ol>
+          {triage && <CommentForm alertId={alert.id} onAdded={(c) => setComments((list) => [...list, c])} />}
+        </div>
+
+        <div>
+          <h2>Event</h2>
+          {alert.matched_conditions.length > 0 && (
+            <p className="muted">
+              Matched on: {[...highlighted].map((f) => <mark key={f}>{f}</mark>).reduce<React.ReactNode[]>((acc, el, i) => (i ? [...acc, ', ', el] : [el]), [])}
+            </p>
+          )}
+          {triage && pick && <ExceptionForm ruleId={alert.rule_id} pick={pick} onClose={() => setPick(null)} />}
+          <EventTree event={alert.event} highlighted={highlighted} onPick={triage ? setPick : undefined} />
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function StatusActions({ alert, onChanged }: { alert: AlertDetail; onChanged(): Promise<void> }) {
+  const [comment, setComment] = useState('');
+  const [message, setMessage] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const move = async (status: AlertStatus) => {
+    setBusy(true);
+    setMessage(null);
+    try {
+      await api.patch(`/api/alerts/${alert.id}`, { status, ...(comment.trim() ? { comment: comment.trim() } : {}) });
+      setComment('');
+      await onChanged();
+    } catch (e) {
+      setMessage(errorText(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="status-actions">
+      <h2>Triage</h2>
+      <label>
+        Comment with the status change (optional)
+        <textarea rows={2} maxLength={10000} value={comment} onChange={(e) => setComment(e.target.value)} />
+      </label>
+      <div className="button-row">
+        {allowedMoves(alert.status).map((status) => (
+          <button key={status} type="button" disabled={busy} onClick={() => void move(status)}>
+            {status === 'new' ? 'Reopen as new' : `Mark ${STATUS_LABELS[status].toLowerCase()}`}
+          </button>
+        ))}
+      </div>
+      {message && (
+        <p className="error" role="alert">
+          {message}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function CommentForm({ alertId, onAdded }: { alertId: string; onAdded(comment: Comment): void }) {
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    try {
+      onAdded(await api.post<Comment>(`/api/alerts/${alertId}/comments`, { text }));
+      setText('');
+      setError(null);
+    } catch (e) {
+      setError(errorText(e));
+    }
+  };
+  return (
+    <form onSubmit={submit} className="comment-form">
+      <label>
+        Add a comment
+        <textarea rows={3} required maxLength={10000} value={text} onChange={(e) => setText(e.target.value)} />
+      </label>
+      <button type="submit" disabled={!text.trim()}>
+        Comment
+      </button>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+function ExceptionForm({ ruleId, pick, onClose }: { ruleId: string; pick: FieldPick; onClose(): void }) {
+  const [operator, setOperator] = useState<(typeof OPERATORS)[number]>('equals');
+  const [value, setValue] = useState(pick.value);
+  const [reason, setReason] = useState('');
+  const [message, setMessage] = useState<string | null>(null);
+  const [done, setDone] = useState(false);
+  useEffect(() => {
+    setValue(pick.value);
+    setDone(false);
+    setMessage(null);
+  }, [pick]);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    try {
+      await api.post(`/api/rules/${ruleId}/exceptions`, { field: pick.field, operator, value, ...(reason.trim() ? { reason: reason.trim() } : {}) });
+      setDone(true);
+      setMessage(`Exception created: events with ${pick.field} ${operator} "${value}" no longer raise alerts from this rule.`);
+    } catch (e) {
+      setMessage(errorText(e));
+    }
+  };
+  return (
+    <form className="panel" onSubmit={submit} aria-label="Create an exception">
+      <h3>Exception on {pick.field}</h3>
+      <div className="row">
+        <label>
+          Operator
+          <select value={operator} onChange={(e) => setOperator(e.target.value as (typeof OPERATORS)[number])}>
+            {OPERATORS.filter((o) => o !== 'in').map((o) => (
+              <option key={o}>{o}</option>
+            ))}
+          </select>
+        </label>
+        <label className="grow">
+          Value
+          <input value={value} required onChange={(e) => setValue(e.target.value)} />
+        </label>
+      </div>
+      <label>
+        Reason
+        <input value={reason} maxLength={2000} onChange={(e) => setReason(e.target.value)} />
+      </label>
+      <div className="button-row">
+        <button type="submit" disabled={done}>
+          Create exception
+        </button>
+        <button type="button" className="secondary" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      {message && <p role="status">{message}</p>}
+    </form>
+  );
+}
