@@ -6,7 +6,7 @@ import { anonymous, startService, type TestService } from '../helpers/service.js
 /** Routes deliberately left out of the document. */
 const HIDDEN = new Set(['GET /api/openapi.json', ...['GET', 'PUT', 'POST', 'DELETE'].map((m) => `${m} /api/es/*`)]);
 /** Routes that need no credentials. */
-const PUBLIC = new Set(['GET /api/health', 'POST /api/auth/login']);
+const PUBLIC = new Set(['GET /api/health', 'POST /api/auth/login', 'POST /api/auth/2fa/verify']);
 const LIST_PARAMETERS = ['page', 'page_size', 'sort_by', 'sort_order'];
 /** Lists of a collection (not the sub-lists of one resource, such as a rule's versions) also filter. */
 const FILTER_PARAMETERS = ['created_after', 'created_before', 'search'];
