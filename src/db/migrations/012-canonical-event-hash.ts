@@ -14,10 +14,10 @@ DECLARE
 BEGIN
   CASE json_typeof(j)
     WHEN 'object' THEN
-      SELECT '{' || coalesce(string_agg(to_json(key)::text || ':' || vigil_canonical_json(value), ',' ORDER BY key COLLATE "C"), '') || '}'
+      SELECT '{' || coalesce(string_agg(to_json(key)::text || ':' || (CASE WHEN json_typeof(value) IN ('object', 'array') THEN vigil_canonical_json(value) ELSE value::text END), ',' ORDER BY key COLLATE "C"), '') || '}'
         INTO result FROM json_each(j);
     WHEN 'array' THEN
-      SELECT '[' || coalesce(string_agg(vigil_canonical_json(value), ',' ORDER BY n), '') || ']'
+      SELECT '[' || coalesce(string_agg(CASE WHEN json_typeof(value) IN ('object', 'array') THEN vigil_canonical_json(value) ELSE value::text END, ',' ORDER BY n), '') || ']'
         INTO result FROM json_array_elements(j) WITH ORDINALITY AS elements(value, n);
     ELSE
       result := j::text;
