@@ -44,8 +44,9 @@ function fingerprint(dir = 'src', inputs = INPUTS) {
 const ifStale = process.argv.includes('--if-stale');
 const fresh = (stamp, print, output) => ifStale && existsSync(output) && existsSync(stamp) && readFileSync(stamp, 'utf8') === print;
 
+// --ui builds the web UI only (the browser tests need it, not the compiled server).
 const before = fingerprint();
-if (!fresh(stampPath, before, entry)) {
+if (!process.argv.includes('--ui') && !fresh(stampPath, before, entry)) {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
   if (result.status !== 0) process.exit(result.status ?? 1);
