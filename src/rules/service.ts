@@ -10,6 +10,7 @@ import { findDefaultPattern, findPatternById, findPatternByName, type IndexPatte
 import { parseRule } from '../sigma/index.js';
 import { compileFor, contentOf, parseSigma } from './analysis.js';
 import { deployRule, undeployRule } from './deployment.js';
+import { runRuleJob } from './rule-workers.js';
 import { deleteRuleRow, findRule, findVersion, insertRule, insertVersion, updateRuleContent, type RuleRow } from './store.js';
 
 export const RULE_NOT_FOUND = 'Rule not found';
@@ -43,11 +44,20 @@ async function lockRule(tx: Queryable, id: string): Promise<RuleRow> {
   return rule;
 }
 
+/**
+ * Parses and compiles new YAML on a rule worker first (field names as written): text that is costly to
+ * read or over a work limit is refused there, with the same errors, before this thread parses it.
+ */
+async function checkOffLoop(ctx: AppContext, yaml: string): Promise<void> {
+  await runRuleJob(ctx, { kind: 'check', yaml, pattern: null, detail: 'Validation failed' });
+}
+
 export async function createRule(
   ctx: AppContext,
   actor: Actor,
   input: { yaml_content: string; title?: string; deploy?: boolean; index_pattern?: string | null },
 ): Promise<RuleRow> {
+  await checkOffLoop(ctx, input.yaml_content);
   const sigma = parseSigma(input.yaml_content, 'Validation failed');
   const pattern = await resolvePattern(ctx.db, input.index_pattern);
   compileFor(sigma, pattern, 'Validation failed');
@@ -104,6 +114,7 @@ export async function updateRule(
   id: string,
   input: { title?: string; yaml_content?: string; index_pattern?: string | null; change_reason?: string },
 ): Promise<RuleRow> {
+  if (input.yaml_content !== undefined) await checkOffLoop(ctx, input.yaml_content);
   const outcome = await ctx.db.transaction(async (tx) => {
     const rule = await lockRule(tx, id);
     let indexPatternId = rule.index_pattern_id;
