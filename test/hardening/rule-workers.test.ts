@@ -58,6 +58,28 @@ describeEachDatabase('rule tests off the event loop', (ctx) => {
     assert.equal(tested.data.matches, false);
   });
 
+  test("/api/health answers while the probe's 45,000-regex rule is refused on create (422 naming the limit)", async () => {
+    const regexes = range(45_000)
+      .map((i) => `'[a-z]{999}${i}'`)
+      .join(',');
+    const yaml_content = sigma({ title: 'Probe', detection: `  selection:\n    CommandLine|re: [${regexes}]\n  condition: selection` });
+    let done = false;
+    const creating = call('POST', '/api/rules', { yaml_content }).then((r) => {
+      done = true;
+      return r;
+    });
+    let answered = 0;
+    while (!done) {
+      const health = await call('GET', '/api/health');
+      assert.equal(health.status, 200, health.text);
+      if (!done) answered++;
+    }
+    assert.ok(answered >= 3, `only ${answered} health checks were answered while the rule was checked`);
+    const created = await creating;
+    assert.equal(created.status, 422, created.text);
+    assert.deepEqual(created.data.errors, [{ field: 'detection', message: 'the rule has 45,000 regular expressions (limit 200 per rule)' }]);
+  });
+
   test('a sample too large for the rule is 413 naming the work budget, before any work', async () => {
     const tested = await call('POST', '/api/rules/test', { yaml_content: COSTLY, sample_log: { CommandLine: HUNDRED_KB + HUNDRED_KB } });
     assert.equal(tested.status, 413, tested.text);
