@@ -51,11 +51,6 @@ function inflate(raw: Buffer, encoding: string | undefined): Buffer {
   return data;
 }
 
-/** The body as text (invalid UTF-8 read as U+FFFD; the Elasticsearch receiver answers per item). */
-export function decodeBody(raw: Buffer, encoding: string | undefined): string {
-  return inflate(raw, encoding).toString('utf8');
-}
-
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 function strictText(bytes: Uint8Array): string | null {
@@ -64,6 +59,26 @@ function strictText(bytes: Uint8Array): string | null {
   } catch {
     return null;
   }
+}
+
+/** The lines of `data` (split at LF), each decoded on its own: null for a line that is not valid UTF-8. */
+function strictLines(data: Buffer): (string | null)[] {
+  const lines: (string | null)[] = [];
+  let start = 0;
+  for (let i = 0; i <= data.length; i++) {
+    if (i < data.length && data[i] !== 0x0a) continue;
+    lines.push(strictText(data.subarray(start, i)));
+    start = i + 1;
+  }
+  return lines;
+}
+
+/** The body's lines (the Elasticsearch _bulk receiver), never altered: a line that is not valid UTF-8
+ * is null, for the caller to refuse alone. */
+export function decodeLines(raw: Buffer, encoding: string | undefined): (string | null)[] {
+  const data = inflate(raw, encoding);
+  const text = strictText(data);
+  return text !== null ? text.split('\n') : strictLines(data);
 }
 
 /**
@@ -75,13 +90,7 @@ export function readEvents(raw: Buffer, encoding: string | undefined): ParsedBat
   const data = inflate(raw, encoding);
   const text = strictText(data);
   if (text !== null) return parseEvents(text);
-  const lines: (string | null)[] = [];
-  let start = 0;
-  for (let i = 0; i <= data.length; i++) {
-    if (i < data.length && data[i] !== 0x0a) continue;
-    lines.push(strictText(data.subarray(start, i)));
-    start = i + 1;
-  }
+  const lines = strictLines(data);
   const first = lines.find((l) => l === null || l.trim() !== '');
   const lenient = data.toString('utf8').trim();
   if (first === undefined || lenient.startsWith('[') || isSingleDocument(lenient)) {

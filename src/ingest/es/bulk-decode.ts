@@ -2,7 +2,9 @@
 // line; "delete" has no document line and "update" has one, both refused per item (events are kept as
 // sent). A malformed document line is refused on its own and the rest go through; a malformed action
 // line leaves the request unreadable (which line is which is lost), so the whole request is refused,
-// as Elasticsearch does. More than MAX_INGEST_EVENTS actions refuse the request with 413 before any
+// as Elasticsearch does. Text that is not valid UTF-8 is never altered: such a document line is
+// refused on its own (400 document_parsing_exception, as Elasticsearch's parser refuses it), such an
+// action line refuses the request. More than MAX_INGEST_EVENTS actions refuse the request with 413 before any
 // event is stored.
 import { badRequest } from '../../http/errors.js';
 import { MAX_INGEST_EVENTS, tooManyEvents } from '../parse-body.js';
@@ -49,8 +51,9 @@ function actionLine(line: string, lineNumber: number): { name: ActionName; meta:
   return { name, meta: isObject(meta) ? meta : {} };
 }
 
-function documentProblem(line: string | undefined): string | Record<string, unknown> {
+function documentProblem(line: string | null | undefined): string | Record<string, unknown> {
   if (line === undefined) return 'the action has no document line';
+  if (line === null) return 'the document is not valid UTF-8';
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -60,20 +63,23 @@ function documentProblem(line: string | undefined): string | Record<string, unkn
   return isObject(value) ? value : 'the document must be a JSON object';
 }
 
-/** The actions of a bulk body, in order; `defaultIndex` names actions that name no index. */
-export function decodeBulk(body: string, defaultIndex: string): BulkAction[] {
-  const lines = body.split('\n');
+/** The actions of a bulk body given as its lines (null: a line that is not valid UTF-8), in order;
+ * `defaultIndex` names actions that name no index. */
+export function decodeBulk(lines: (string | null)[], defaultIndex: string): BulkAction[] {
   const actions: BulkAction[] = [];
   let i = 0;
-  const nextLine = (): string | undefined => {
+  const nextLine = (): string | null | undefined => {
     while (i < lines.length) {
-      const line = lines[i++].replace(/\r$/, '');
+      const raw = lines[i++];
+      if (raw === null) return null;
+      const line = raw.replace(/\r$/, '');
       if (line.trim() !== '') return line;
     }
     return undefined;
   };
   for (let line = nextLine(); line !== undefined; line = nextLine()) {
     if (actions.length >= MAX_INGEST_EVENTS) throw tooManyEvents('actions');
+    if (line === null) throw badRequest(`Malformed action/metadata line [${i}]: not valid UTF-8`);
     const { name, meta } = actionLine(line, i);
     const action: BulkAction = { action: name, index: text(meta._index, MAX_INDEX) ?? defaultIndex, id: text(meta._id, MAX_ID) };
     if (name === 'delete') {

@@ -9,7 +9,7 @@ import { HttpError, badRequest, notFound, toHttpError } from '../../http/errors.
 import { documentedBody } from '../../http/openapi.js';
 import { BackendUnavailableError } from '../../backends/backend.js';
 import type { IndexPatternRow } from '../../index-patterns/store.js';
-import { MAX_INGEST_BYTES, decodeBody } from '../parse-body.js';
+import { MAX_INGEST_BYTES, decodeLines } from '../parse-body.js';
 import { ingestEvents, type IngestItem } from '../service.js';
 import { patternOfCredentials } from './auth.js';
 import { bulkAnswer } from './bulk-answer.js';
@@ -159,7 +159,7 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
     const raw = request.body as Buffer | undefined;
     if (!raw || raw.length === 0) throw badRequest('The bulk request holds no actions');
     const pathIndex = (request.params as { index?: string }).index;
-    const actions = decodeBulk(decodeBody(raw, request.headers['content-encoding']), pathIndex ?? pattern.name);
+    const actions = decodeBulk(decodeLines(raw, request.headers['content-encoding']), pathIndex ?? pattern.name);
     const items: IngestItem[] = [];
     actions.forEach((action, position) => {
       if (!action.event) return;
