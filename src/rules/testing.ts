@@ -21,6 +21,8 @@ export const HISTORY_UNAVAILABLE = 'Search backend unavailable: the historical t
 const TIME_RANGES = { '1h': 3600, '6h': 6 * 3600, '1d': 24 * 3600, '7d': 7 * 24 * 3600 } as const;
 /** Upper bound of events one historical test examines, so a test can never run unbounded. */
 export const MAX_EVENTS_SCANNED = 2_000_000;
+/** Longest stretch of matching stored events before other requests get a turn. */
+const SLICE_MS = 20;
 
 const MatchedConditions = Type.Array(Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown())));
 const TestResult = Type.Object({
@@ -165,8 +167,14 @@ export function testingRoutes(app: App, ctx: AppContext): void {
       let truncated = false;
       const samples: Record<string, unknown>[] = [];
       const shape = shaperOfPattern(pattern);
-      await ctx.history.scan(pattern.id, since, until, (batch) => {
+      await ctx.history.scan(pattern.id, since, until, async (batch) => {
+        let sliceStart = performance.now();
         for (const stored of batch) {
+          if (performance.now() - sliceStart > SLICE_MS) {
+            // Large events against a costly rule: other requests are answered within a batch too.
+            await new Promise((resolve) => setImmediate(resolve));
+            sliceStart = performance.now();
+          }
           scanned++;
           if (!matcher.match(shape ? shape(stored.event) : stored.event)) continue;
           matches++;
