@@ -13,7 +13,15 @@ import { compileExceptions, type ExceptionSpec } from './exceptions/matcher.js';
 export const MAX_TEST_WORK = 1_000_000_000;
 
 export type RuleJob =
-  | { kind: 'check'; yaml: string; pattern: IndexPatternRow | null; detail: ValidationDetail; parseOnly?: boolean }
+  | {
+      kind: 'check';
+      yaml: string;
+      pattern: IndexPatternRow | null;
+      detail: ValidationDetail;
+      parseOnly?: boolean;
+      /** A stored rule: text that no longer parses is a 422, not a 400. */
+      stored?: boolean;
+    }
   | {
       kind: 'test';
       yaml: string;
@@ -89,7 +97,7 @@ function runTest(job: Extract<RuleJob, { kind: 'test' }>): TestOutcome {
 export function runJob(job: RuleJob): JobResult {
   try {
     if (job.kind === 'check') {
-      const sigma = parseSigma(job.yaml, job.detail);
+      const sigma = job.stored ? parseStored(job.yaml) : parseSigma(job.yaml, job.detail);
       if (!job.parseOnly) compileFor(sigma, job.pattern ?? undefined, job.detail);
       return { ok: true, value: null };
     }

@@ -45,11 +45,15 @@ async function exceptionSpecs(ctx: AppContext, id: string): Promise<ExceptionSpe
   return rows.map(({ field, operator, value }) => ({ field, operator, value }));
 }
 
-/** Compiles a stored rule for its own index pattern; a stored rule that no longer validates is a 422. */
+/**
+ * Compiles a stored rule for its own index pattern; a stored rule that no longer validates is a 422. It
+ * is checked on a rule worker first, so one over a work limit is refused there.
+ */
 async function compileStored(ctx: AppContext, id: string) {
   const rule = await findRule(ctx.db, id);
   if (!rule) throw notFound(RULE_NOT_FOUND);
   const pattern = rule.index_pattern_id ? await findPatternById(ctx.db, rule.index_pattern_id) : undefined;
+  await runRuleJob(ctx, { kind: 'check', yaml: rule.yaml_content, pattern: pattern ?? null, detail: 'Rule validation failed', stored: true });
   const sigma = parseStoredSigma(rule.yaml_content);
   const matcher = compileFor(sigma, pattern, 'Rule validation failed');
   const exceptions = await exceptionSpecs(ctx, id);

@@ -96,6 +96,8 @@ describeEachDatabase('rule work limits', (ctx) => {
     const rule = await createRule(admin, { yaml_content: listRule('Saved', 'CommandLine|contains', ['saved']) });
     await ctx.service.db.query('UPDATE rules SET yaml_content = $1 WHERE id = $2', [listRule('Saved', 'CommandLine|re', catastrophic(2000)), rule.id]);
     assertLimit(await admin.post(`/api/rules/${rule.id}/test`, { sample_log }), 'Rule validation failed', /^the rule has 2,000 regular expressions/);
+    const historical = await admin.post(`/api/rules/${rule.id}/test/historical`, { time_range: '1h' });
+    assertLimit(historical, 'Rule validation failed', /^the rule has 2,000 regular expressions \(limit 200 per rule\)$/);
   });
 
   test('ingest: a deployed rule at the limits matches a 100 KB value as it should', async () => {
