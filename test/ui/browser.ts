@@ -1,0 +1,144 @@
+// Browser-test harness of the web UI: a real `vigil serve` process on a free port with a fresh data
+// directory, Debian's Chromium driven through playwright-core, and the checks every page gets (no
+// console error, no page error, no Content-Security-Policy violation, no serious or critical axe-core
+// finding). Screenshots go to .artifacts/ui/ (git-ignored).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import { freePort, vigilArgv } from '../cli/vigil-process.js';
+import { repoRoot } from '../sigma/corpus-helpers.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const ARTIFACTS = join(repoRoot, '.artifacts', 'ui');
+export const ADMIN_PASSWORD = 'admin-password-for-ui-tests';
+
+/** Why the browser tests cannot run here, or null. With CI=true a missing browser is a failure instead. */
+export function browserMissing(): string | null {
+  if (existsSync(CHROMIUM)) return null;
+  const reason = `${CHROMIUM} is not installed (apt-get install -y chromium)`;
+  if (process.env.CI === 'true') throw new Error(`browser tests cannot run in CI: ${reason}`);
+  return reason;
+}
+
+export interface RunningServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Builds the UI if its sources changed, then starts `vigil serve` and waits until it answers. */
+export async function startServer(): Promise<RunningServer> {
+  const build = spawnSync(process.execPath, [join(repoRoot, 'scripts/build.mjs'), '--if-stale', '--ui'], { cwd: repoRoot, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`the UI build failed:\n${build.stdout}\n${build.stderr}`);
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-ui-e2e-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_USERNAME: 'admin', ADMIN_PASSWORD };
+  delete env.DATABASE_URL;
+  const child: ChildProcess = spawn(process.execPath, vigilArgv(['serve']), { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (output += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`vigil serve exited (${child.exitCode}):\n${output}`);
+    try {
+      const res = await fetch(`${url}/api/health`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`vigil serve did not answer within 120 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    url,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS });
+}
+
+/** Records what must never happen on a page: console errors, uncaught errors, CSP violations. */
+export class PageProblems {
+  readonly problems: string[] = [];
+  /** Console errors expected at a given moment (an answer the test provokes on purpose). */
+  private allowed: RegExp[] = [];
+
+  constructor(page: Page) {
+    page.on('console', (message: ConsoleMessage) => {
+      if (message.type() !== 'error' && message.type() !== 'warning') return;
+      const text = `${message.text()} @ ${message.location().url}`;
+      if (message.type() === 'warning' && !/Content.Security.Policy|Refused/i.test(text)) return;
+      if (this.allowed.some((re) => re.test(text))) return;
+      this.problems.push(`console ${message.type()}: ${text}`);
+    });
+    page.on('pageerror', (error) => this.problems.push(`page error: ${error.message}`));
+  }
+
+  allow(pattern: RegExp): void {
+    this.allowed.push(pattern);
+  }
+}
+
+/** Installed before any page script: collects securitypolicyviolation events (the page cannot see them otherwise). */
+export const CSP_LISTENER = `
+  window.__cspViolations = [];
+  document.addEventListener('securitypolicyviolation', (e) => {
+    window.__cspViolations.push(e.violatedDirective + ' ' + (e.blockedURI || 'inline') + ' ' + (e.sourceFile || '') + ':' + e.lineNumber);
+  });
+`;
+
+export async function cspViolations(page: Page): Promise<string[]> {
+  return (await page.evaluate('window.__cspViolations || []')) as string[];
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeFinding {
+  id: string;
+  impact: string;
+  help: string;
+  targets: string[];
+}
+
+/** Runs axe-core in the page (evaluated through the DevTools protocol, so the page's CSP does not block it). */
+export async function axeFindings(page: Page): Promise<AxeFinding[]> {
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(axeSource);
+  return (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) })))`)) as AxeFinding[];
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * Waits until a page expression is true, evaluated through the DevTools protocol: Playwright's own
+ * waitForFunction compiles its predicate inside the page, which the page's CSP (rightly) refuses.
+ */
+export async function waitUntil(page: Page, expression: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${expression}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

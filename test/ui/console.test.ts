@@ -1,0 +1,275 @@
+// The triage console end to end in a real browser against a real server: sign in, create an index
+// pattern (token shown once), create and deploy a rule from the editor and test it, watch ingested
+// alerts arrive live, open one, comment, change its status, bulk-resolve, see the dashboard, create an
+// API key, turn on two-factor login and sign in with it, log out. Every page is checked for console
+// errors, CSP violations and serious/critical accessibility findings; screenshots go to .artifacts/ui/.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import * as OTPAuth from 'otpauth';
+import type { Browser, Page } from 'playwright-core';
+import { ADMIN_PASSWORD, axeFindings, waitUntil, browserMissing, CSP_LISTENER, cspViolations, launchBrowser, PageProblems, screenshot, startServer, type RunningServer } from './browser.js';
+
+const missing = browserMissing();
+
+const RULE_YAML = `title: Whoami by a user
+status: test
+description: whoami.exe run by someone other than SYSTEM
+logsource:
+  category: process_creation
+  product: windows
+detection:
+  selection:
+    Image|endswith: '\\whoami.exe'
+  filter:
+    User: SYSTEM
+  condition: selection and not filter
+level: high
+`;
+
+describe('web UI in a browser', { skip: missing ?? false }, () => {
+  let server: RunningServer;
+  let browser: Browser;
+  let page: Page;
+  let problems: PageProblems;
+  let ingestToken = '';
+
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    await context.addInitScript(CSP_LISTENER);
+    page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    problems = new PageProblems(page);
+    // Opening the console signed out asks who is signed in: that 401 is the expected answer.
+    problems.allow(/status of 401 .*@ http:\/\/127\.0\.0\.1:\d+\/api\/auth\/me$/);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  /** The checks of every page: nothing went wrong so far and axe finds nothing serious. */
+  async function checkPage(name: string) {
+    await screenshot(page, name);
+    assert.deepEqual(await cspViolations(page), [], `CSP violations on ${name}`);
+    assert.deepEqual(problems.problems, [], `console or page errors on ${name}`);
+    const findings = await axeFindings(page);
+    assert.deepEqual(findings, [], `accessibility findings on ${name}: ${JSON.stringify(findings, null, 2)}`);
+  }
+
+  async function signIn(password = ADMIN_PASSWORD) {
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  async function ingest(events: object[]) {
+    const res = await fetch(`${server.url}/api/logs/winlogs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ingestToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(events),
+    });
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    return JSON.parse(text) as { alerts_created: number };
+  }
+
+  test('signs in with username and password; the session is an HttpOnly cookie, nothing in storage', async () => {
+    await page.goto(server.url + '/');
+    await page.getByRole('heading', { name: 'Vigil' }).waitFor();
+    await checkPage('01-login');
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill('wrong password');
+    problems.allow(/status of 401 .*\/api\/auth\/login$/);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Incorrect username or password' }).waitFor();
+    await signIn();
+    await page.getByRole('heading', { name: 'Alerts' }).waitFor();
+    const cookies = await page.context().cookies();
+    const session = cookies.find((c) => c.name === 'svc_session');
+    assert.ok(session, 'session cookie set');
+    assert.equal(session.httpOnly, true);
+    assert.equal(await page.evaluate('localStorage.length + sessionStorage.length'), 0);
+    await checkPage('02-alerts-empty');
+  });
+
+  test('creates an index pattern; the ingest token and shipper snippets are shown once', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'Index patterns' }).waitFor();
+    const form = page.getByRole('form', { name: 'New index pattern' });
+    await form.getByLabel('Name', { exact: true }).fill('winlogs');
+    await form.getByLabel('Default pattern for new rules').check();
+    await form.getByRole('button', { name: 'Create index pattern' }).click();
+    const token = page.getByLabel('Token', { exact: true });
+    await token.waitFor();
+    ingestToken = (await token.textContent())!.trim();
+    assert.match(ingestToken, /^svc_it_/);
+    assert.match((await page.getByLabel('Configuration').textContent())!, /\/api\/logs\/winlogs/);
+    await page.getByLabel('Shipper').selectOption('Fluent Bit');
+    assert.match((await page.getByLabel('Configuration').textContent())!, /HTTP_Passwd\s+svc_it_/);
+    await checkPage('03-index-patterns');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    await page.getByRole('cell', { name: /winlogs/ }).waitFor();
+  });
+
+  test('creates and deploys a rule from the editor, then tests it against a sample log', async () => {
+    await page.getByRole('link', { name: 'Rules' }).click();
+    await page.getByRole('link', { name: 'New rule' }).click();
+    // Broken YAML is reported as it is typed (the check answers 400, which the browser logs).
+    problems.allow(/status of 400 .*\/api\/rules\/test$/);
+    await page.getByLabel('Sigma YAML').fill('title: broken\ndetection: [');
+    await page.locator('#rule-check .error').waitFor();
+    await page.getByLabel('Sigma YAML').fill(RULE_YAML);
+    await page.getByText('Valid Sigma rule').waitFor();
+    await page.getByRole('button', { name: 'Create and deploy' }).click();
+    await page.getByRole('heading', { name: 'Whoami by a user' }).waitFor();
+    await page.locator('.page-head .badge', { hasText: 'deployed' }).waitFor();
+    await page.getByRole('button', { name: 'Test rule' }).click();
+    await page.getByRole('status').filter({ hasText: 'Matches' }).waitFor();
+    await checkPage('04-rule-editor');
+    await page.getByRole('button', { name: 'Run historical test' }).click();
+    await page.getByText(/matching event\(s\)/).waitFor();
+    await page.getByRole('link', { name: 'Rules', exact: true }).click();
+    await page.getByRole('link', { name: 'Whoami by a user' }).waitFor();
+    await checkPage('05-rules');
+  });
+
+  test('alerts ingested while the queue is open are announced live, without moving the list', async () => {
+    await page.getByRole('link', { name: 'Alerts', exact: true }).click();
+    await page.getByRole('heading', { name: 'Alerts' }).waitFor();
+    await page.getByText('No alerts match these filters.').waitFor();
+    // Give the live stream a moment to connect before the events arrive (the browser opens it on load).
+    await waitUntil(page, 'performance.getEntriesByType("resource").some((e) => e.name.endsWith("/api/alerts/stream"))');
+    const answer = await ingest([
+      { '@timestamp': new Date().toISOString(), Image: 'C:\\Windows\\System32\\whoami.exe', User: 'alice', host: { name: 'ws-01' }, source: { ip: '10.0.0.1' } },
+      { '@timestamp': new Date().toISOString(), Image: 'C:\\Windows\\System32\\whoami.exe', User: 'bob', host: { name: 'ws-02' } },
+      { '@timestamp': new Date().toISOString(), Image: 'C:\\Windows\\System32\\whoami.exe', User: 'carol', host: { name: 'ws-03' } },
+      { '@timestamp': new Date().toISOString(), Image: 'C:\\Windows\\System32\\whoami.exe', User: 'SYSTEM' },
+    ]);
+    assert.equal(answer.alerts_created, 3);
+    const banner = page.getByRole('button', { name: /3 new alerts — show/ });
+    await banner.waitFor();
+    // The list has not moved on its own.
+    assert.equal(await page.locator('tbody tr').count(), 0);
+    await banner.click();
+    await page.locator('tbody tr').nth(2).waitFor();
+    assert.equal(await page.locator('tbody tr').count(), 3);
+    await checkPage('06-alerts');
+  });
+
+  test('filters live in the URL; j/k move through the rows and Enter opens one', async () => {
+    await page.getByLabel('Search').fill('carol');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/q=carol/);
+    await waitUntil(page, 'document.querySelectorAll("tbody tr").length === 1');
+    await page.reload();
+    await waitUntil(page, 'document.querySelectorAll("tbody tr").length === 1');
+    assert.equal(await page.getByLabel('Search').inputValue(), 'carol');
+    await page.getByLabel('Severity').selectOption('low');
+    await page.waitForURL(/severity=low/);
+    await page.getByText('No alerts match these filters.').waitFor();
+    await page.goto(server.url + '/alerts');
+    await page.locator('tbody tr').nth(2).waitFor();
+    await page.locator('body').click({ position: { x: 5, y: 300 } });
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    await page.keyboard.press('k');
+    const focused = (await page.evaluate('document.activeElement.getAttribute("data-alert-id")')) as string;
+    assert.ok(focused, 'a row has the focus');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(new RegExp(`/alerts/${focused}$`));
+    await page.getByRole('heading', { name: 'Whoami by a user' }).waitFor();
+  });
+
+  test('an alert shows its event with the matched field highlighted; comment and status change', async () => {
+    await page.locator('.tree li.hit').first().waitFor();
+    assert.match((await page.locator('.tree li.hit').first().textContent())!, /Image/);
+    await page.getByLabel('Add a comment').fill('Looked at it: a test machine.');
+    await page.getByRole('button', { name: 'Comment', exact: true }).click();
+    await page.getByText('Looked at it: a test machine.').waitFor();
+    // From new, only acknowledging is offered.
+    assert.equal(await page.getByRole('button', { name: 'Mark resolved' }).count(), 0);
+    await page.getByRole('button', { name: 'Mark acknowledged' }).click();
+    await page.getByRole('button', { name: 'Mark resolved' }).waitFor();
+    await page.locator('dl.fields').getByText('Acknowledged', { exact: true }).waitFor();
+    // An exception from a field of the event, in one step.
+    await page.getByRole('button', { name: 'Create an exception from User' }).click();
+    await page.getByRole('form', { name: 'Create an exception' }).getByLabel('Reason').fill('test machine');
+    await page.getByRole('button', { name: 'Create exception' }).click();
+    await page.getByText(/Exception created/).waitFor();
+    await checkPage('07-alert-detail');
+  });
+
+  test('bulk: acknowledge then resolve every alert on the page with a comment', async () => {
+    await page.getByRole('link', { name: 'Alerts', exact: true }).click();
+    await page.locator('tbody tr').nth(2).waitFor();
+    await page.getByLabel('Select all alerts on this page').check();
+    await page.getByLabel('New status').selectOption('acknowledged');
+    await page.getByRole('button', { name: 'Apply to 3' }).click();
+    await page.getByText('3 updated').waitFor();
+    await page.getByLabel('Select all alerts on this page').check();
+    await page.getByLabel('New status').selectOption('resolved');
+    await page.getByLabel('Comment (optional)').fill('Closed in bulk');
+    await page.getByRole('button', { name: 'Apply to 3' }).click();
+    await page.getByText('3 updated').waitFor();
+    await page.getByLabel('Status', { exact: true }).selectOption('resolved');
+    await page.waitForURL(/status=resolved/);
+    await waitUntil(page, 'document.querySelectorAll("tbody tr").length === 3');
+    await checkPage('08-alerts-resolved');
+  });
+
+  test('the dashboard shows the figures and charts', async () => {
+    await page.getByRole('link', { name: 'Dashboard' }).click();
+    await page.getByRole('img', { name: /Alerts per hour/ }).waitFor();
+    await page.locator('.figure', { hasText: 'Alerts in total' }).getByText('3', { exact: true }).waitFor();
+    await checkPage('09-dashboard');
+  });
+
+  test('creates an API key, shown once, that reads the external API', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Key name').fill('SOAR');
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    const key = (await page.getByLabel('Key', { exact: true }).textContent())!.trim();
+    assert.match(key, /^svc_ak_/);
+    const res = await fetch(`${server.url}/api/external/alerts`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as { total: number }).total, 3);
+    await checkPage('10-api-keys');
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('cell', { name: 'admin', exact: true }).waitFor();
+    await checkPage('11-users');
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('cell', { name: /rule\./ }).first().waitFor();
+    await checkPage('12-audit');
+  });
+
+  test('turns on two-factor login, then signs in with a recovery code; logout ends the session', async () => {
+    await page.getByRole('link', { name: 'Two-factor login' }).click();
+    await page.getByRole('button', { name: 'Set up two-factor login' }).click();
+    await page.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor();
+    const secret = (await page.getByLabel('Secret', { exact: true }).textContent())!.trim();
+    const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate();
+    await page.getByLabel('Code from the app').fill(code);
+    await checkPage('13-two-factor-setup');
+    await page.getByRole('button', { name: 'Turn on two-factor login' }).click();
+    const codes = (await page.getByLabel('Codes', { exact: true }).textContent())!.trim().split('\n');
+    assert.equal(codes.length, 10);
+
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    assert.equal((await page.context().cookies()).some((c) => c.name === 'svc_session' && c.value), false);
+    await signIn();
+    await page.getByLabel('Authentication code').fill(codes[0]);
+    await checkPage('14-two-factor-login');
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByRole('heading', { name: 'Alerts' }).waitFor();
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    const me = await page.evaluate('fetch("/api/auth/me").then((r) => r.status)');
+    assert.equal(me, 401);
+    assert.deepEqual(problems.problems, []);
+  });
+});
