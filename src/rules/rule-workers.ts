@@ -16,6 +16,8 @@ const POOL_SIZE = 2;
 /** Jobs waiting for a thread beyond which new jobs are refused. */
 const MAX_QUEUE = 64;
 const IDLE_MS = 60_000;
+/** Longest a new thread may take to load before it is given up. */
+const BOOT_MS = 60_000;
 export const WORK_BUSY = 'Rule workers are busy: retry shortly';
 
 /** The worker entry beside this file, with this file's extension (.ts under tsx, .js once built). */
@@ -87,8 +89,14 @@ export class RuleWorkers {
     });
     let onReady: () => void = () => {};
     const slot: Slot = { worker, ready: new Promise<void>((resolve) => (onReady = resolve)) };
+    // A thread that never gets ready (a stalled start) is ended, so waiting jobs do not wait forever.
+    const boot = setTimeout(() => void this.end(slot, new HttpError(503, WORK_BUSY, undefined, { 'Retry-After': '1' })), BOOT_MS);
+    boot.unref();
     worker.on('message', (message: { ready?: true; id?: number; result?: JobResult; failure?: string }) => {
-      if (message.ready) return onReady();
+      if (message.ready) {
+        clearTimeout(boot);
+        return onReady();
+      }
       const pending = slot.current;
       if (!pending || pending.id !== message.id) return;
       this.finish(slot);
