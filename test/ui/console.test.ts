@@ -193,7 +193,7 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     assert.equal(await page.getByRole('button', { name: 'Mark resolved' }).count(), 0);
     await page.getByRole('button', { name: 'Mark acknowledged' }).click();
     await page.getByRole('button', { name: 'Mark resolved' }).waitFor();
-    await page.locator('dl.fields').getByText('Acknowledged', { exact: true }).waitFor();
+    await page.locator('.page-head .badge', { hasText: 'Acknowledged' }).waitFor();
     // An exception from a field of the event, in one step.
     await page.getByRole('button', { name: 'Create an exception from User' }).click();
     await page.getByRole('form', { name: 'Create an exception' }).getByLabel('Reason').fill('test machine');
@@ -214,7 +214,7 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     await page.getByLabel('Comment (optional)').fill('Closed in bulk');
     await page.getByRole('button', { name: 'Apply to 3' }).click();
     await page.getByText('3 updated').waitFor();
-    await page.getByLabel('Status', { exact: true }).selectOption('resolved');
+    await page.getByRole('search', { name: 'Alert filters' }).locator('select').first().selectOption('resolved');
     await page.waitForURL(/status=resolved/);
     await waitUntil(page, 'document.querySelectorAll("tbody tr").length === 3');
     await checkPage('08-alerts-resolved');
@@ -239,7 +239,7 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     assert.equal(((await res.json()) as { total: number }).total, 3);
     await checkPage('10-api-keys');
     await page.getByRole('link', { name: 'Users' }).click();
-    await page.getByRole('cell', { name: 'admin', exact: true }).waitFor();
+    await page.getByRole('cell', { name: 'admin', exact: true }).first().waitFor();
     await checkPage('11-users');
     await page.getByRole('link', { name: 'Audit log' }).click();
     await page.getByRole('cell', { name: /rule\./ }).first().waitFor();

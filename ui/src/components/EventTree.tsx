@@ -46,8 +46,8 @@ function Node({ name, path, value, props, depth }: { name: string; path: string;
       <span className="tree-key">{name}</span>: <span className={`tree-value t-${value === null ? 'null' : typeof value}`}>{scalarText(value)}</span>
       {hit && <span className="visually-hidden"> (matched)</span>}
       {props.onPick && (
-        <button type="button" className="tiny secondary" onClick={() => props.onPick!({ field: path, value: scalarText(value) })} aria-label={`Create an exception from ${path}`}>
-          Except…
+        <button type="button" className="tiny secondary" onClick={() => props.onPick!({ field: path, value: scalarText(value) })}>
+          Except…<span className="visually-hidden"> create an exception from {path}</span>
         </button>
       )}
     </li>
