@@ -225,6 +225,14 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     await page.getByRole('img', { name: /Alerts per hour/ }).waitFor();
     await page.locator('.figure', { hasText: 'Alerts in total' }).getByText('3', { exact: true }).waitFor();
     await checkPage('09-dashboard');
+    // The dark theme (system preference) passes the same checks, contrast included.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await checkPage('09-dashboard-dark');
+    await page.getByRole('link', { name: 'Alerts', exact: true }).click();
+    await page.locator('tbody tr').first().waitFor();
+    await checkPage('09-alerts-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.getByRole('link', { name: 'Dashboard' }).click();
   });
 
   test('creates an API key, shown once, that reads the external API', async () => {
