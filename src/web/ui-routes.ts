@@ -13,7 +13,7 @@ import type { App } from '../http/context.js';
 /** dist/ui of this checkout, from src/web (tests, tsx) and dist/web (the compiled server) alike. */
 export const UI_ROOT = fileURLToPath(new URL('../../dist/ui/', import.meta.url));
 
-/** Hashed bundle files never change under their name; everything else is checked on each load. */
+/** Hashed bundle files never change under their name; the page itself keeps the API's no-store. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 export interface WebUi {
@@ -43,7 +43,7 @@ export async function webUiRoutes(app: App, root: string = UI_ROOT): Promise<Web
       route.config = { ...(route.config as object), access: { auth: 'public' } } as typeof route.config;
     });
     scope.addHook('onSend', async (request, reply) => {
-      if (reply.statusCode === 200) reply.header('Cache-Control', request.url.startsWith('/assets/') ? IMMUTABLE : 'no-cache');
+      if (reply.statusCode === 200 && request.url.startsWith('/assets/')) reply.header('Cache-Control', IMMUTABLE);
     });
     await scope.register(fastifyStatic, {
       root,
@@ -60,7 +60,7 @@ export async function webUiRoutes(app: App, root: string = UI_ROOT): Promise<Web
   return {
     fallback(request, reply) {
       if (!isUiPage(request)) return false;
-      void reply.code(200).header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(index);
+      void reply.code(200).type('text/html; charset=utf-8').send(index);
       return true;
     },
   };

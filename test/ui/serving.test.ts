@@ -58,13 +58,14 @@ describe('web UI serving', () => {
     assert.equal((await get('/alerts', 'HEAD')).statusCode, 200);
   });
 
-  test('bundle files are served with their type and a long cache; the page itself is revalidated', async () => {
+  test('bundle files are served with their type and a long cache; the page itself is not stored', async () => {
     const js = await get('/assets/app-1234.js');
     assert.equal(js.statusCode, 200);
     assert.match(String(js.headers['content-type']), /javascript/);
     assert.equal(js.headers['cache-control'], 'public, max-age=31536000, immutable');
     assertHeaders(js, 'asset');
-    assert.equal((await get('/')).headers['cache-control'], 'no-cache');
+    assert.equal((await get('/')).headers['cache-control'], 'no-store');
+    assert.equal((await get('/alerts')).headers['cache-control'], 'no-store');
   });
 
   test('/api paths, missing files and other methods never get the page', async () => {

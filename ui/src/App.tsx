@@ -33,12 +33,14 @@ function ThemeToggle() {
   );
 }
 
+function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, { replace: true }), [to]);
+  return null;
+}
+
 function Page({ path }: { path: string }) {
   const parts = path.split('/').filter(Boolean);
-  if (parts.length === 0) {
-    navigate('/alerts', { replace: true });
-    return null;
-  }
+  if (parts.length === 0) return <Redirect to="/alerts" />;
   switch (parts[0]) {
     case 'alerts':
       return parts[1] ? <AlertDetailPage id={decodeURIComponent(parts[1])} /> : <AlertsPage />;
