@@ -59,7 +59,7 @@ export async function importRoutes(app: App, ctx: AppContext): Promise<void> {
       },
       async (request) => {
         const body = request.body as unknown;
-        const documents = Buffer.isBuffer(body) ? documentsFromZip(body) : typeof body === 'string' ? documentsFromYaml(body) : null;
+        const documents = Buffer.isBuffer(body) ? await documentsFromZip(body) : typeof body === 'string' ? documentsFromYaml(body) : null;
         if (documents === null) throw badRequest('The body holds no rules: send them as application/yaml (multi-document) or application/zip');
         if (documents.length === 0) throw badRequest('The upload contains no rule documents');
         return importRules(ctx, actorOf(request), documents, { indexPattern: request.query.index_pattern, deploy: request.query.deploy }, request.log);

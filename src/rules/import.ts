@@ -17,7 +17,8 @@ import type { ImportDocument } from './import-sources.js';
 import { insertRulesWithVersions, type RuleContent } from './store.js';
 import type { Actor } from './service.js';
 
-const BATCH = 500;
+/** Rules written per transaction: small enough that a batch (with deploy) holds the database briefly. */
+const BATCH = 100;
 const NOT_STORED = 'the rule could not be stored; import it again, or create it alone to see why';
 const YIELD_EVERY = 50;
 
@@ -92,6 +93,8 @@ export async function importRules(
   // Set when the database refused every rule of a batch, even one by one: the later batches are not tried.
   let refused: unknown;
   for (let start = 0; start < ready.length; start += BATCH) {
+    // Other requests run between batches.
+    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
     const batch = ready.slice(start, start + BATCH).map((r) => ({ ...r, id: randomUUID() }));
     if (refused !== undefined) {
       failBatch(batch, NOT_STORED);
