@@ -131,6 +131,20 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     await checkPage('04-rule-editor');
     await page.getByRole('button', { name: 'Run historical test' }).click();
     await page.getByText(/matching event\(s\)/).waitFor();
+    // A change makes version 2; the history shows what changed and rolls back to version 1.
+    await page.getByLabel('Sigma YAML').fill(RULE_YAML.replace('level: high', 'level: medium'));
+    await page.getByLabel('Change reason (optional)').fill('less noisy');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Saved as version 2.').waitFor();
+    await page.getByRole('tab', { name: 'History' }).click();
+    await page.getByRole('button', { name: 'Show changes since' }).first().click();
+    const diff = (await page.getByLabel('Changes from version 1 to the current version').textContent())!;
+    assert.match(diff, /- level: high/);
+    assert.match(diff, /\+ level: medium/);
+    await checkPage('04b-rule-history');
+    await page.getByRole('button', { name: 'Roll back to v1' }).click();
+    await page.getByText(/Rolled back to the content of version 1/).waitFor();
+    await page.locator('.page-head .badge', { hasText: 'high' }).waitFor();
     await page.getByRole('link', { name: 'Rules', exact: true }).click();
     await page.getByRole('link', { name: 'Whoami by a user' }).waitFor();
     await checkPage('05-rules');

@@ -1,8 +1,9 @@
 // One rule: the YAML editor (checked as you type through the unsaved-rule test, errors listed with
 // their field), save, deploy/undeploy/delete, the test panel (sample log, unsaved YAML, historical
-// 1h–7d), version history with rollback, and the rule's exceptions.
+// 1h–7d), version history with a line diff and rollback, and the rule's exceptions.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, ApiError, errorText, type FieldError, type Page } from '../api';
+import { LineDiff } from '../components/LineDiff';
 import { formatTime, SeverityBadge, StatusBadge } from '../format';
 import { Link, navigate } from '../router';
 import { canTriage, isAdmin, useSession } from '../session';
@@ -406,6 +407,7 @@ function TestPanel({ rule, yaml, dirty, pattern }: { rule: Rule | null; yaml: st
 function Versions({ rule, canRollback, onRolledBack }: { rule: Rule; canRollback: boolean; onRolledBack(): void }) {
   const [versions, setVersions] = useState<RuleVersion[]>([]);
   const [shown, setShown] = useState<number | null>(null);
+  const [diffed, setDiffed] = useState<number | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   useEffect(() => {
     api
@@ -437,6 +439,11 @@ function Versions({ rule, canRollback, onRolledBack }: { rule: Rule; canRollback
               <button type="button" className="tiny secondary" aria-expanded={shown === v.version} onClick={() => setShown(shown === v.version ? null : v.version)}>
                 {shown === v.version ? 'Hide' : 'Show'} YAML
               </button>
+              {v.yaml_content !== rule.yaml_content && (
+                <button type="button" className="tiny secondary" aria-expanded={diffed === v.version} onClick={() => setDiffed(diffed === v.version ? null : v.version)}>
+                  {diffed === v.version ? 'Hide' : 'Show'} changes since
+                </button>
+              )}
               {canRollback && v.version !== rule.version && (
                 <button type="button" className="tiny" onClick={() => void rollback(v.version)}>
                   Roll back to v{v.version}
@@ -444,6 +451,7 @@ function Versions({ rule, canRollback, onRolledBack }: { rule: Rule; canRollback
               )}
             </div>
             {shown === v.version && <pre className="code small">{v.yaml_content}</pre>}
+            {diffed === v.version && <LineDiff before={v.yaml_content} after={rule.yaml_content} label={`Changes from version ${v.version} to the current version`} />}
           </li>
         ))}
       </ol>
