@@ -112,6 +112,15 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     await checkPage('03-index-patterns');
     await page.getByRole('button', { name: 'I have copied it' }).click();
     await page.getByRole('cell', { name: /winlogs/ }).waitFor();
+    // A threat-intel feed, so that an alert below is enriched.
+    await page.getByRole('link', { name: 'Threat intel' }).click();
+    const feed = page.getByRole('form', { name: 'Upload a feed' });
+    await feed.getByLabel('Feed name').fill('bad addresses');
+    await feed.getByLabel('Risk score (0–100)').fill('90');
+    await feed.getByLabel('Content', { exact: true }).fill('10.0.0.1\n');
+    await feed.getByRole('button', { name: 'Upload feed' }).click();
+    await page.getByText('Loaded 1 indicator(s).').waitFor();
+    await checkPage('03b-threat-intel');
   });
 
   test('creates and deploys a rule from the editor, then tests it against a sample log', async () => {
@@ -170,6 +179,8 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     await banner.click();
     await page.locator('tbody tr').nth(2).waitFor();
     assert.equal(await page.locator('tbody tr').count(), 3);
+    // The event from a feed's address carries its risk.
+    assert.match((await page.locator('tbody tr', { hasText: 'alice' }).locator('td').last().textContent())!, /^\d+ \(\w+\)$/);
     await checkPage('06-alerts');
   });
 

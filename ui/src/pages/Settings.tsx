@@ -8,10 +8,12 @@ import { formatTime } from '../format';
 import { Link } from '../router';
 import { isAdmin, useSession } from '../session';
 import type { ApiKey, AuditEntry, IndexPattern, User } from '../types';
+import { Feeds } from './Feeds';
 
 const TABS = [
   { id: 'index-patterns', label: 'Index patterns' },
   { id: 'api-keys', label: 'API keys' },
+  { id: 'threat-intel', label: 'Threat intel' },
   { id: 'security', label: 'Two-factor login' },
   { id: 'users', label: 'Users', admin: true },
   { id: 'audit', label: 'Audit log', admin: true },
@@ -32,7 +34,13 @@ export function SettingsPage({ tab }: { tab: string }) {
       </nav>
       {tab === 'index-patterns' && <IndexPatterns admin={isAdmin(user)} />}
       {tab === 'api-keys' && <ApiKeys admin={isAdmin(user)} />}
-      {tab === 'security' && <TwoFactor />}
+      {tab === 'threat-intel' && <Feeds admin={isAdmin(user)} />}
+      {tab === 'security' && (
+        <>
+          <TwoFactor />
+          <PasswordChange />
+        </>
+      )}
       {tab === 'users' && isAdmin(user) && <Users self={user!} />}
       {tab === 'audit' && isAdmin(user) && <Audit />}
     </section>
@@ -605,5 +613,41 @@ function Audit() {
         </nav>
       )}
     </div>
+  );
+}
+
+function PasswordChange() {
+  const { user } = useSession();
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [message, setMessage] = useState<{ text: string; error?: boolean } | null>(null);
+  if (user?.auth_method === 'sso') return null;
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    try {
+      await api.post('/api/auth/password', { current_password: current, new_password: next });
+      setCurrent('');
+      setNext('');
+      setMessage({ text: 'Password changed; your other sessions were signed out.' });
+    } catch (e) {
+      setMessage({ text: errorText(e), error: true });
+    }
+  };
+  return (
+    <form className="panel" onSubmit={submit} aria-label="Change password">
+      <h2>Password</h2>
+      <Message text={message?.text ?? null} error={message?.error} />
+      <div className="row">
+        <label>
+          Current password
+          <input type="password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} />
+        </label>
+        <label>
+          New password (12+ characters)
+          <input type="password" autoComplete="new-password" required minLength={12} value={next} onChange={(e) => setNext(e.target.value)} />
+        </label>
+      </div>
+      <button type="submit">Change password</button>
+    </form>
   );
 }
