@@ -5,7 +5,7 @@ import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext, App } from './context.js';
 import { answerClientError } from './client-errors.js';
-import { HttpError, sendError, toHttpError } from './errors.js';
+import { HttpError, badRequest, sendError, toHttpError } from './errors.js';
 import { trackRoutes } from './method-not-allowed.js';
 import { refuseUnexpectedBody } from './no-body.js';
 import { registerOpenApi } from './openapi.js';
@@ -13,6 +13,7 @@ import { ErrorBody } from './schemas.js';
 import { registerSecurityHeaders, SECURITY_HEADERS } from './security-headers.js';
 import { serverTimeoutOptions } from './timeouts.js';
 import { validatorCompiler } from './validation.js';
+import { utf8Text } from './storable-text.js';
 import { BackendUnavailableError } from '../backends/backend.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/constraint-errors.js';
 import { registerAccessControl } from '../auth/access.js';
@@ -85,9 +86,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // Bodies are JSON: Fastify's default text/plain parser would hand a JSON route a string (and a schema
   // error); without it such a body answers 415. Routes that read other types add their own parsers.
   app.removeContentTypeParser('text/plain');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    return jsonParser(request, String(body), done);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    // Bytes that are not UTF-8 are refused, never read as U+FFFD into stored text.
+    const text = utf8Text(body as Buffer);
+    if (text === null) return done(badRequest('The body is not valid UTF-8'), undefined);
+    if (text.trim() === '') return done(null, undefined);
+    return jsonParser(request, text, done);
   });
   const routes = trackRoutes(app);
   app.addHook('onRoute', refuseUnexpectedBody);

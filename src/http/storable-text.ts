@@ -42,3 +42,14 @@ export function unstorableTexts(data: unknown): TextIssue[] {
   }
   return issues;
 }
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The bytes as text, or null when they are not valid UTF-8 (a body is refused, never altered into U+FFFD). */
+export function utf8Text(bytes: Uint8Array): string | null {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}

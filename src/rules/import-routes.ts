@@ -4,6 +4,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../http/context.js';
 import { badRequest } from '../http/errors.js';
 import { documentedBody } from '../http/openapi.js';
+import { utf8Text } from '../http/storable-text.js';
 import { errorResponses, FieldErrorSchema } from '../http/schemas.js';
 import { documentsFromYaml, documentsFromZip } from './import-sources.js';
 import { importRules } from './import.js';
@@ -15,7 +16,11 @@ const ZIP_TYPES = ['application/zip', 'application/x-zip-compressed'];
 
 export async function importRoutes(app: App, ctx: AppContext): Promise<void> {
   await app.register(async (scope: App) => {
-    scope.addContentTypeParser(YAML_TYPES, { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    // YAML text that is not UTF-8 is refused, never read as U+FFFD (a zip entry is checked the same way).
+    scope.addContentTypeParser(YAML_TYPES, { parseAs: 'buffer', bodyLimit: IMPORT_BODY_LIMIT }, (_req, body, done) => {
+      const text = utf8Text(body as Buffer);
+      return text === null ? done(badRequest('The body is not valid UTF-8'), undefined) : done(null, text);
+    });
     // JSON is not rules: answered 415 like any other content type the route does not read.
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser(ZIP_TYPES, { parseAs: 'buffer', bodyLimit: IMPORT_BODY_LIMIT }, (_req, body, done) => done(null, body));
