@@ -51,6 +51,8 @@ export interface RequestOptions {
   contentType?: string;
   /** Do not treat a 401 as the end of the session (login, 2FA verify). */
   anonymous?: boolean;
+  /** Set on the one retry after a refused CSRF token. */
+  retried?: boolean;
 }
 
 export async function request<T>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
@@ -83,9 +85,9 @@ export async function request<T>(method: string, path: string, body?: unknown, o
       onUnauthorized();
     }
     // A stale CSRF token (a new session in another tab) is fetched again once.
-    if (response.status === 403 && detail.startsWith('CSRF') && WRITES.has(method) && csrfToken) {
+    if (response.status === 403 && detail.startsWith('CSRF') && WRITES.has(method) && !options.retried) {
       csrfToken = null;
-      return request<T>(method, path, body, options);
+      return request<T>(method, path, body, { ...options, retried: true });
     }
     throw new ApiError(response.status, detail, Array.isArray(error.errors) ? error.errors : []);
   }
