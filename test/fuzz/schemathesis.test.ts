@@ -60,9 +60,11 @@ function configFor(identity: Identity, seeded: Seeded): string {
     '"path.version" = { dictionary = "versions", probability = 0.5 }',
   ];
   if (identity.name === 'anonymous') {
-    // Ingestion is authenticated by the index pattern's token, not by a session: the anonymous run
-    // carries it there, so ingestion is fuzzed past its authentication (the other runs get 401s).
+    // Ingestion is authenticated by the index pattern's token and the external API by an API key, not
+    // by a session: the anonymous run carries them there, so both are fuzzed past their authentication
+    // (the other runs get 401s).
     lines.push('', '[[operations]]', 'include-path-regex = "^/api/(logs|es)(/|$)"', `headers = ${tomlTable({ Authorization: `Bearer ${seeded.ingestToken}` })}`);
+    lines.push('', '[[operations]]', 'include-path-regex = "^/api/external/"', `headers = ${tomlTable({ Authorization: `Bearer ${seeded.apiKey}` })}`);
   }
   return `${lines.join('\n')}\n`;
 }

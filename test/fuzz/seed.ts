@@ -1,6 +1,6 @@
 // Seed data for the fuzz suite, written through the HTTP API of a running service: the admin, an
 // analyst and a viewer signed in (each with its CSRF token), an index pattern, deployed rules, alerts
-// raised by ingesting events, a rule exception, an alert comment and a threat-intel feed, so the
+// raised by ingesting events, a rule exception, an alert comment, a threat-intel feed and an API key, so the
 // fuzzer's requests meet real rows and not only empty lists.
 import assert from 'node:assert/strict';
 
@@ -19,6 +19,8 @@ export interface Seeded {
   patternNames: string[];
   /** The index pattern's ingest token (`/api/logs/{name}` and `/api/es` take it, not a session). */
   ingestToken: string;
+  /** An analyst's API key (`/api/external/*` takes it, not a session). */
+  apiKey: string;
 }
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -113,6 +115,7 @@ export async function seed(base: string, adminPassword: string): Promise<Seeded>
   const triaged = await as(analyst, 'PATCH', `/api/alerts/${alerts.data.items[1].id as string}`, { status: 'acknowledged' });
   assert.equal(triaged.status, 200, triaged.text);
   const feed = await created(admin, '/api/threat_intel/feeds', { name: 'fuzz-addresses', format: 'plain', content: '192.0.2.7\nevil.example\n' });
-  ids.push(pattern.id as string, ...rules.map((r) => r.id as string), ...alerts.data.items.map((a: Json) => a.id as string), feed.id as string);
-  return { identities, ids, exceptionIds: [exception.id as string], patternNames: [pattern.name as string], ingestToken: pattern.ingest_token as string };
+  const key = await created(analyst, '/api/api_keys', { name: 'fuzz integration' });
+  ids.push(key.id as string, pattern.id as string, ...rules.map((r) => r.id as string), ...alerts.data.items.map((a: Json) => a.id as string), feed.id as string);
+  return { identities, ids, exceptionIds: [exception.id as string], patternNames: [pattern.name as string], ingestToken: pattern.ingest_token as string, apiKey: key.key as string };
 }
