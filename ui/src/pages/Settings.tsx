@@ -130,6 +130,7 @@ function IndexPatterns({ admin }: { admin: boolean }) {
       const created = await api.post<IndexPattern>('/api/index_patterns', { name, is_default: isDefault, ...(preset ? { preset } : {}) });
       setRevealed({ pattern: created.name, token: created.ingest_token ?? '' });
       setName('');
+      setIsDefault(false);
       setMessage(null);
       load();
     } catch (e) {
