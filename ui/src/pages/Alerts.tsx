@@ -110,7 +110,13 @@ export function AlertsPage() {
   }, [key, reloads]);
 
   useAlertStream({
-    created: () => setFresh((n) => n + 1),
+    // Only arrivals the current filters would show are announced (a text search is checked on reload).
+    created: (alert) => {
+      if (filters.status && alert.status !== filters.status) return;
+      if (filters.severity && alert.severity !== filters.severity) return;
+      if (filters.rule_id && alert.rule_id !== filters.rule_id) return;
+      setFresh((n) => n + 1);
+    },
     updated: (alert) =>
       setData((page) => (page ? { ...page, items: page.items.map((a) => (a.id === alert.id ? { ...a, ...alert } : a)) } : page)),
     reload: () => setFresh((n) => Math.max(n, 1)),
