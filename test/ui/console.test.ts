@@ -156,6 +156,19 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     await page.locator('.page-head .badge', { hasText: 'high' }).waitFor();
     await page.getByRole('link', { name: 'Rules', exact: true }).click();
     await page.getByRole('link', { name: 'Whoami by a user' }).waitFor();
+    // Import from a file, then deploy and undeploy the imported rule from the list.
+    await page.getByLabel('Import files…').setInputFiles({
+      name: 'net.yml',
+      mimeType: 'application/yaml',
+      buffer: Buffer.from(RULE_YAML.replace('title: Whoami by a user', 'title: Imported whoami')),
+    });
+    await page.getByText('Imported 1 rule(s)').waitFor();
+    await page.getByLabel('Select rule Imported whoami').check();
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await page.getByText('1 deployed').waitFor();
+    await page.getByLabel('Select rule Imported whoami').check();
+    await page.getByRole('button', { name: 'Undeploy', exact: true }).click();
+    await page.getByText('1 undeployed').waitFor();
     await checkPage('05-rules');
   });
 
