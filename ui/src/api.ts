@@ -33,6 +33,12 @@ export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;
 }
 
+/** The session ended elsewhere (the live stream said so): back to the login page. */
+export function sessionEnded(): void {
+  csrfToken = null;
+  onUnauthorized();
+}
+
 export function forgetCsrfToken(): void {
   csrfToken = null;
 }

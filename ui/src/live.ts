@@ -1,6 +1,7 @@
 // The live alert stream (Server-Sent Events on GET /api/alerts/stream, authenticated by the session
 // cookie): one shared EventSource per page that wants it.
 import { useEffect, useRef } from 'react';
+import { sessionEnded } from './api';
 import type { Alert } from './types';
 
 export interface LiveHandlers {
@@ -31,6 +32,11 @@ export function useAlertStream(handlers: LiveHandlers): void {
       if (alert) ref.current.updated?.(alert);
     });
     source.addEventListener('alerts.reload', () => ref.current.reload?.());
+    // The session was revoked or expired: stop reconnecting (it would answer 401) and sign in again.
+    source.addEventListener('session.ended', () => {
+      source.close();
+      sessionEnded();
+    });
     return () => source.close();
   }, []);
 }
