@@ -131,7 +131,14 @@ export class RuleWorkers {
         const seconds = this.budget.timeoutMs / 1000;
         void this.end(slot, new HttpError(422, `Rule work stopped: it ran past its time budget of ${seconds} s`));
       }, this.budget.timeoutMs);
-      slot.worker.postMessage({ id: pending.id, job: pending.job });
+      try {
+        slot.worker.postMessage({ id: pending.id, job: pending.job });
+      } catch (error) {
+        // A job that cannot be sent (not cloneable) fails alone; the thread stays for the next one.
+        this.finish(slot);
+        pending.reject(error instanceof Error ? error : new Error(String(error)));
+        this.dispatch();
+      }
     });
   }
 
