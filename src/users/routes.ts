@@ -18,6 +18,9 @@ const adminOnly = { access: { auth: 'session' as const, role: 'admin' as const }
 const Username = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]*$' });
 const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH });
 
+/** A password set for a single sign-on user could never be used: their provider signs them in. */
+export const SSO_USER_PASSWORD = 'This user signs in through single sign-on and cannot have a password';
+
 export function userRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/api/users',
@@ -95,6 +98,7 @@ export function userRoutes(app: App, ctx: AppContext): void {
       }
       const existing = await findUserById(ctx.db, id);
       if (!existing) throw notFound(USER_NOT_FOUND);
+      if (body.password !== undefined && existing.auth_method === 'sso') throw badRequest(SSO_USER_PASSWORD);
       const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
       const row = await ctx.db.transaction((tx) =>
         guardAdmins(tx, me.id, async () => {

@@ -144,12 +144,12 @@ describeEachDatabase(
       assert.equal((await me(t.service, ivy.session ?? '')).data.username, 'Ivy-Admin');
     });
 
-    it('refuses a password login for an SSO user, even once an administrator has set a password', async () => {
+    it('refuses a password login for an SSO user, and an administrator cannot give them a password', async () => {
       const signIn = await ssoSignIn(t.service, provider, 'mallory-sub');
       const id = (await me(t.service, signIn.session ?? '')).data.id;
       assertError(await anonymous(t.service).post('/api/auth/login', { username: 'mallory', password: 'anything-at-all-123' }), 401, 'Incorrect username or password');
       const admin = await loginAdmin(t.service);
-      await admin.patch(`/api/users/${id}`, { password: 'a-password-set-by-admin' });
+      assertError(await admin.patch(`/api/users/${id}`, { password: 'a-password-set-by-admin' }), 400, 'This user signs in through single sign-on and cannot have a password');
       assertError(await anonymous(t.service).post('/api/auth/login', { username: 'mallory', password: 'a-password-set-by-admin' }), 401, 'Incorrect username or password');
     });
 
