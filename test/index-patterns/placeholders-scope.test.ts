@@ -3,6 +3,7 @@
 // refused at deploy (single, bulk, import) with messages naming what is missing or out of scope; values
 // make placeholder rules match on ingest; changing them redeploys deployed rules or is refused when a
 // deployed rule would lose a value it needs or fall outside the scope.
+// Reads the shared corpus.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,7 @@
 // Presets for real Windows event shapes at work in the service: events ingested as NXLog JSON or as
 // Microsoft Sentinel WindowsEvent rows raise alerts from SigmaHQ rules written for Windows event logs,
 // and a rule test on the same sample answers the same; the alert keeps the event as it was sent.
+// Reads the shared corpus.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

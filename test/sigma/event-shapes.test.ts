@@ -2,6 +2,7 @@
 // PowerShell details only in Message) and Microsoft Sentinel WindowsEvent rows (EventData a JSON text).
 // SigmaHQ rules of the corpus must match sample events built here as those shippers write them, under the
 // preset's log source conditions; the existing shapes (evtx_dump, Winlogbeat) keep working.
+// Reads the shared corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,7 @@
 // Log-source scope: the decision table of "can this rule's log source occur in this stream", the
 // messages naming log sources, a pipeline with a scope refusing rules outside it, and the SigmaHQ
 // corpus split under `product: windows`.
+// Reads the shared corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,6 @@
 // Placeholders (`expand`): the names a rule needs, which of them a set of values leaves open, and how
 // values expand: OR-linked, as Sigma strings (wildcards in a value are wildcards, `\*` a literal star).
+// Reads the shared corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

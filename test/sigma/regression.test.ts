@@ -1,7 +1,8 @@
 // SigmaHQ regression cases: every case matches at least min_match_count (or 1) of its events with
 // sigma-native, and with windows-thor (log source conditions) on the same events; and with winlogbeat-raw
 // on the same events as Winlogbeat 8 ships them (system fields under winlog.*, the event's own under
-// winlog.event_data, ids as text). Reads the shared corpus.
+// winlog.event_data, ids as text).
+// Reads the shared corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
