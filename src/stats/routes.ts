@@ -1,13 +1,14 @@
 // GET /api/stats: the dashboard figures. "Open" alerts are those still needing work (new or
 // acknowledged); last_24h and the events' last_24h are rolling windows ending now; the timeline has
-// one entry per UTC hour for the 24 hours ending with the current (partial) hour, zero-filled.
+// one entry per UTC hour for the 24 hours ending with the current (partial) hour, zero-filled; so has
+// the ingest timeline (events received per hour).
 import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../http/context.js';
 import { errorResponses, Timestamp, Uuid } from '../http/schemas.js';
 import { SEVERITIES, severityRank } from '../alerts/severity.js';
 import { ALERT_STATUSES } from '../alerts/view.js';
 import { countByStatusAndSeverity, countTopRules } from '../alerts/counts.js';
-import { alertsSince24h, eventCounts, hourlyAlerts, ruleCounts, ruleTitles } from './store.js';
+import { alertsSince24h, eventCounts, hourlyAlerts, hourlyEvents, ruleCounts, ruleTitles } from './store.js';
 
 /** How many rules `top_rules` names. */
 export const TOP_RULES = 10;
@@ -27,7 +28,13 @@ export const StatsSchema = Type.Object(
     rules: Type.Object({ total: Type.Integer(), deployed: Type.Integer(), undeployed: Type.Integer() }),
     top_rules: Type.Array(Type.Object({ rule_id: Uuid, rule_title: Type.String(), count: Type.Integer() }), { description: `The ${TOP_RULES} rules with the most alerts` }),
     timeline: Type.Array(Type.Object({ time: Timestamp, count: Type.Integer() }), { description: 'Alerts created per UTC hour, 24 entries, oldest first' }),
-    ingest: Type.Object({ events_total: Type.Integer(), events_last_24h: Type.Integer() }),
+    ingest: Type.Object({
+      events_total: Type.Integer(),
+      events_last_24h: Type.Integer(),
+      timeline: Type.Array(Type.Object({ time: Timestamp, count: Type.Integer() }), {
+        description: 'Events received per UTC hour, the same 24 hours as the alert timeline, oldest first',
+      }),
+    }),
   },
   { description: 'Dashboard figures' },
 );
@@ -43,7 +50,8 @@ export async function readStats(ctx: AppContext) {
     ruleCounts(db),
     eventCounts(db),
   ]);
-  const titles = await ruleTitles(db, top.map((t) => t.rule_id));
+  // After eventCounts, which folds the hourly event counts when their deltas have piled up.
+  const [titles, ingestTimeline] = await Promise.all([ruleTitles(db, top.map((t) => t.rule_id)), hourlyEvents(db)]);
   const byStatus: Record<string, number> = Object.fromEntries(ALERT_STATUSES.map((s) => [s, 0]));
   const bySeverity: Record<string, number> = Object.fromEntries(SEVERITIES.map((s) => [s, 0]));
   let total = 0;
@@ -64,7 +72,11 @@ export async function readStats(ctx: AppContext) {
     rules: { total: rules.total, deployed: rules.deployed, undeployed: rules.total - rules.deployed },
     top_rules: top.map((t) => ({ rule_id: t.rule_id, rule_title: titles.get(t.rule_id) ?? '', count: t.count })),
     timeline: timeline.map((t) => ({ time: t.time.toISOString(), count: t.count })),
-    ingest: { events_total: events.total, events_last_24h: events.last_24h },
+    ingest: {
+      events_total: events.total,
+      events_last_24h: events.last_24h,
+      timeline: ingestTimeline.map((t) => ({ time: t.time.toISOString(), count: t.count })),
+    },
   };
 }
 

@@ -39,6 +39,20 @@ export async function ruleCounts(db: Queryable): Promise<{ total: number; deploy
   return row;
 }
 
+/**
+ * Events received per UTC hour, for the same 24 hours as the alert timeline (oldest first,
+ * zero-filled), read from the hourly event counts through their hour index: 24 index lookups whatever
+ * the number of stored events.
+ */
+export async function hourlyEvents(db: Queryable): Promise<{ time: Date; count: number }[]> {
+  const rows = await db.query<{ time: Date; count: string | number }>(
+    `SELECT h.hour AS time, (SELECT coalesce(sum(c.n), 0) FROM event_counts c WHERE c.hour = h.hour) AS count
+     FROM generate_series(date_trunc('hour', now(), 'UTC') - interval '23 hours', date_trunc('hour', now(), 'UTC'), interval '1 hour') AS h (hour)
+     ORDER BY h.hour`,
+  );
+  return rows.map((r) => ({ time: r.time, count: Number(r.count) }));
+}
+
 /** Event-count deltas allowed to pile up before a reader folds them. */
 const FOLD_EVENT_COUNTS_AFTER = 1000;
 
