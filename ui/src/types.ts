@@ -115,7 +115,8 @@ export interface Stats {
   rules: { total: number; deployed: number; undeployed: number };
   top_rules: { rule_id: string; rule_title: string; count: number }[];
   timeline: { time: string; count: number }[];
-  ingest: { events_total: number; events_last_24h: number };
+  /** `timeline`: events received per UTC hour, the same 24 hours as the alert timeline. */
+  ingest: { events_total: number; events_last_24h: number; timeline: { time: string; count: number }[] };
 }
 
 export interface IndexPattern {

@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { api, errorText, query, type Page } from '../api';
 import { formatTime, relativeTime, SeverityBadge, StatusBadge, STATUS_LABELS } from '../format';
+import { useSelection } from '../components/useSelection';
 import { useAlertStream } from '../live';
 import { Link, navigate, updateQuery, useLocation } from '../router';
 import { canTriage, useSession } from '../session';
@@ -61,7 +62,6 @@ export function AlertsPage() {
   const [error, setError] = useState<string | null>(null);
   const [reloads, setReloads] = useState(0);
   const [fresh, setFresh] = useState(0);
-  const [selected, setSelected] = useState<Set<string>>(new Set());
   const [cursor, setCursor] = useState(0);
   const [rules, setRules] = useState<Rule[]>([]);
   const [search, setSearch] = useState(filters.q);
@@ -101,7 +101,7 @@ export function AlertsPage() {
         setData(page);
         setError(null);
         setFresh(0);
-        setSelected((current) => new Set([...current].filter((id) => page.items.some((a) => a.id === id))));
+        keepOnly(page.items.map((a) => a.id));
       })
       .catch((e: unknown) => !cancelled && setError(errorText(e)));
     return () => {
@@ -123,6 +123,9 @@ export function AlertsPage() {
   });
 
   const items = useMemo(() => data?.items ?? [], [data]);
+  const pageIds = useMemo(() => items.map((a) => a.id), [items]);
+  const selection = useSelection(pageIds);
+  const { toggle, keepOnly } = selection;
 
   const open = useCallback((alert: Alert) => navigate(`/alerts/${alert.id}`), []);
 
@@ -150,14 +153,6 @@ export function AlertsPage() {
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   });
-
-  const toggle = (id: string) =>
-    setSelected((current) => {
-      const next = new Set(current);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
-      return next;
-    });
 
   const sortBy = (field: string) => {
     const order = filters.sort_by === field && filters.sort_order === 'desc' ? 'asc' : 'desc';
@@ -244,12 +239,12 @@ export function AlertsPage() {
         </div>
       )}
 
-      {triage && selected.size > 0 && (
+      {triage && selection.size > 0 && (
         <BulkBar
-          ids={[...selected]}
+          ids={selection.ids}
           onDone={(message) => {
             setBulkMessage(message);
-            setSelected(new Set());
+            selection.clear();
             setReloads((n) => n + 1);
           }}
         />
@@ -276,8 +271,8 @@ export function AlertsPage() {
                   <input
                     type="checkbox"
                     aria-label="Select all alerts on this page"
-                    checked={items.length > 0 && items.every((a) => selected.has(a.id))}
-                    onChange={(e) => setSelected(e.target.checked ? new Set(items.map((a) => a.id)) : new Set())}
+                    checked={selection.allOnPage}
+                    onChange={(e) => selection.setPage(e.target.checked)}
                   />
                 </th>
               )}
@@ -303,14 +298,14 @@ export function AlertsPage() {
                   rowRefs.current[index] = el;
                 }}
                 tabIndex={index === cursor ? 0 : -1}
-                className={`${index === cursor ? 'cursor' : ''} ${selected.has(alert.id) ? 'selected' : ''}`}
+                className={`${index === cursor ? 'cursor' : ''} ${selection.has(alert.id) ? 'selected' : ''}`}
                 onFocus={() => setCursor(index)}
                 onDoubleClick={() => open(alert)}
                 data-alert-id={alert.id}
               >
                 {triage && (
                   <td className="check">
-                    <input type="checkbox" aria-label={`Select alert ${alert.rule_title} at ${formatTime(alert.created_at)}`} checked={selected.has(alert.id)} onChange={() => toggle(alert.id)} />
+                    <input type="checkbox" aria-label={`Select alert ${alert.rule_title} at ${formatTime(alert.created_at)}`} checked={selection.has(alert.id)} onChange={() => toggle(alert.id)} />
                   </td>
                 )}
                 <td>

@@ -1,5 +1,6 @@
 // The dashboard: headline figures and simple SVG charts of GET /api/stats (alerts per hour over 24 h,
-// by severity, by status, top rules). Charts are drawn with SVG attributes and CSS classes only.
+// the ingest rate (events received per hour), by severity, by status, top rules). Charts are drawn
+// with SVG attributes and CSS classes only.
 import { useEffect, useState } from 'react';
 import { api, errorText } from '../api';
 import { STATUS_LABELS } from '../format';
@@ -7,17 +8,31 @@ import { useAlertStream } from '../live';
 import { Link } from '../router';
 import { ALERT_STATUSES, SEVERITIES, type Stats } from '../types';
 
-function Timeline({ points }: { points: Stats['timeline'] }) {
+/** A compact count for an axis label: 1234 → 1.2k, 2500000 → 2.5M. */
+function compact(n: number): string {
+  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(n >= 10_000_000 ? 0 : 1)}M`;
+  if (n >= 1_000) return `${(n / 1_000).toFixed(n >= 10_000 ? 0 : 1)}k`;
+  return String(n);
+}
+
+/** Hourly counts over 24 hours as bars; `what` names what is counted ("Alerts", "Events received"). */
+function HourlyChart({ points, what, className = '' }: { points: { time: string; count: number }[]; what: string; className?: string }) {
   const width = 720;
   const height = 180;
-  const pad = 28;
+  const pad = 36;
   const max = Math.max(1, ...points.map((p) => p.count));
+  const total = points.reduce((sum, p) => sum + p.count, 0);
   const barWidth = (width - pad * 2) / Math.max(points.length, 1);
   return (
-    <svg viewBox={`0 0 ${width} ${height}`} className="chart" role="img" aria-label={`Alerts per hour over the last 24 hours; peak ${max}`}>
+    <svg
+      viewBox={`0 0 ${width} ${height}`}
+      className={`chart ${className}`.trim()}
+      role="img"
+      aria-label={`${what} per hour over the last 24 hours: ${total.toLocaleString()} in all, peak ${max.toLocaleString()} in an hour`}
+    >
       <line x1={pad} y1={height - pad} x2={width - pad} y2={height - pad} className="axis" />
       <text x={pad - 4} y={pad} className="axis-label" textAnchor="end">
-        {max}
+        {compact(max)}
       </text>
       <text x={pad - 4} y={height - pad} className="axis-label" textAnchor="end">
         0
@@ -28,7 +43,7 @@ function Timeline({ points }: { points: Stats['timeline'] }) {
         return (
           <g key={p.time}>
             <rect x={pad + i * barWidth + 2} y={height - pad - h} width={Math.max(barWidth - 4, 1)} height={h} className="bar">
-              <title>{`${new Date(p.time).toLocaleString()}: ${p.count}`}</title>
+              <title>{`${new Date(p.time).toLocaleString()}: ${p.count.toLocaleString()}`}</title>
             </rect>
             {i % 3 === 0 && (
               <text x={pad + i * barWidth + barWidth / 2} y={height - pad + 14} className="axis-label" textAnchor="middle">
@@ -110,7 +125,9 @@ export function DashboardPage() {
         ))}
       </div>
       <h2>Alerts per hour (last 24 hours)</h2>
-      <Timeline points={stats.timeline} />
+      <HourlyChart points={stats.timeline} what="Alerts" />
+      <h2>Ingest rate: events received per hour (last 24 hours)</h2>
+      <HourlyChart points={stats.ingest.timeline} what="Events received" className="ingest-chart" />
       <div className="columns">
         <Bars
           label="By severity"
