@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs a real single-node OpenSearch 2.19 for development and tests, in the foreground, built from
+# Maven Central jars by tools/opensearch-node (no distribution, no container). Rebuilds the launcher
+# first when its sources changed (Maven keeps its downloads in ~/.m2). SIGTERM or Ctrl-C stops it.
+#   OPENSEARCH_HTTP_PORT       HTTP port on 127.0.0.1 (default 9200)
+#   OPENSEARCH_TRANSPORT_PORT  transport port or range on 127.0.0.1 (default 9300-9399)
+#   OPENSEARCH_DATA            data folder (default data/opensearch in the repository)
+#   OPENSEARCH_JAVA_OPTS       JVM options (default -Xms512m -Xmx512m)
+# `scripts/opensearch.sh --build` only builds. The node is ready when GET /_cluster/health answers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+project=tools/opensearch-node
+jar="$project/target/opensearch-node.jar"
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if ! command -v mvn >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven openjdk-17-jdk-headless >/dev/null
+fi
+
+stale() {
+  if [ ! -f "$jar" ] || [ ! -d "$project/target/lib" ]; then return 0; fi
+  [ -n "$(find "$project/pom.xml" "$project/src" -newer "$jar" -print -quit)" ]
+}
+
+if stale; then
+  echo "building $jar" >&2
+  mvn -q -B -f "$project/pom.xml" package >&2
+fi
+if [ "${1:-}" = --build ]; then exit 0; fi
+
+export OPENSEARCH_DATA="${OPENSEARCH_DATA:-$PWD/data/opensearch}"
+mkdir -p "$OPENSEARCH_DATA/tmp"
+# shellcheck disable=SC2086 # the options are words on purpose
+exec java ${OPENSEARCH_JAVA_OPTS:--Xms512m -Xmx512m} \
+  -XX:+ExitOnOutOfMemoryError -Dfile.encoding=UTF-8 -Djava.locale.providers=SPI,COMPAT \
+  -Djna.nosys=true -Dio.netty.noUnsafe=true -Dio.netty.recycler.maxCapacityPerThread=0 \
+  -Djava.io.tmpdir="$OPENSEARCH_DATA/tmp" \
+  -jar "$jar"
