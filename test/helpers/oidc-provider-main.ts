@@ -1,7 +1,9 @@
 // A real OpenID provider (oidc-provider) for the single sign-on tests, run as a child process by
 // oidc-provider.ts. Its configuration comes as JSON in OIDC_TEST_PROVIDER; it prints "ready" once it
 // listens. Sign-in is automatic: the interaction page logs in the account named by the request's
-// login_hint and grants the requested scopes (an unknown hint is refused with access_denied).
+// login_hint and grants the requested scopes (an unknown hint is refused with access_denied). Without
+// a login_hint (a browser sent by the service as is) the page is a form asking for the account, which
+// a browser test fills in.
 // POST /__test/tamper makes the next token response carry an ID token whose claims are changed and
 // re-signed (with the provider's own key, or with `foreignKey` another one), to test what the
 // service refuses.
@@ -69,10 +71,21 @@ provider.use(async (ctx, next) => {
   body.id_token = await new SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: KID, typ: 'JWT' }).sign(change.foreignKey ? foreignKey : privateKey);
 });
 
-async function readJson(request: IncomingMessage): Promise<unknown> {
+async function readText(request: IncomingMessage): Promise<string> {
   let text = '';
   for await (const chunk of request) text += chunk;
+  return text;
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const text = await readText(request);
   return text ? JSON.parse(text) : {};
+}
+
+/** The provider's sign-in page for a browser: one field naming the account (its subject). */
+function loginForm(action: string): string {
+  return `<!doctype html><html lang="en"><head><title>Test IdP sign-in</title></head><body><main><h1>Test IdP</h1>
+<form method="post" action="${action}"><label>Account <input name="account" autocomplete="username"></label> <button type="submit">Continue</button></form></main></body></html>`;
 }
 
 const handle = provider.callback();
@@ -87,7 +100,14 @@ const server = createServer((request, response) => {
     }
     if (path.startsWith('/interaction/')) {
       const details = await provider.interactionDetails(request, response);
-      const accountId = String(details.params.login_hint ?? '');
+      let accountId = String(details.params.login_hint ?? '') || (details.prompt.name === 'login' ? '' : (details.session?.accountId ?? ''));
+      if (!accountId && details.prompt.name === 'login') {
+        if (request.method !== 'POST') {
+          response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(loginForm(path));
+          return;
+        }
+        accountId = new URLSearchParams(await readText(request)).get('account') ?? '';
+      }
       let result: InteractionResults;
       if (!settings.accounts[accountId]) {
         result = { error: 'access_denied', error_description: 'unknown test account' };

@@ -28,13 +28,20 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+export interface ServerOptions {
+  /** The port to listen on (a free one by default), for settings that must name it beforehand. */
+  port?: number;
+  /** More environment settings (OIDC_ISSUER, …). */
+  env?: Record<string, string>;
+}
+
 /** Builds the UI if its sources changed, then starts `vigil serve` and waits until it answers. */
-export async function startServer(): Promise<RunningServer> {
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const build = spawnSync(process.execPath, [join(repoRoot, 'scripts/build.mjs'), '--if-stale', '--ui'], { cwd: repoRoot, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`the UI build failed:\n${build.stdout}\n${build.stderr}`);
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const dataDir = mkdtempSync(join(tmpdir(), 'vigil-ui-e2e-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_USERNAME: 'admin', ADMIN_PASSWORD };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_USERNAME: 'admin', ADMIN_PASSWORD, ...options.env };
   delete env.DATABASE_URL;
   const child: ChildProcess = spawn(process.execPath, vigilArgv(['serve']), { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
