@@ -1,0 +1,177 @@
+// The rule editor in a real browser against a real server: the YAML is highlighted (keys, Sigma modifiers,
+// strings, numbers, comments), a syntax error typed into it is marked at its line at once (gutter marker,
+// line highlight, the message at the end of the line, and in the announced list under the editor), a
+// validation error from the server's check (a missing `condition`) is placed at the line it belongs to, and
+// fixing either clears it. The problem list moves the caret to the line; Tab indents and Escape then Tab
+// leaves. No console error, no CSP violation, no serious or critical axe finding; screenshots in .artifacts/ui/.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { ADMIN_PASSWORD, axeFindings, browserMissing, CSP_LISTENER, cspViolations, launchBrowser, PageProblems, screenshot, startServer, waitUntil, type RunningServer } from './browser.js';
+
+const missing = browserMissing();
+
+const RULE = `title: Encoded PowerShell
+status: test
+# a comment line
+logsource:
+  category: process_creation
+  product: windows
+detection:
+  selection:
+    Image|endswith: '\\powershell.exe'
+    EventID: 4688
+  condition: selection
+level: high
+`;
+const CONDITION_LINE = 11;
+const DETECTION_LINE = 7;
+
+describe('rule editor in a browser', { skip: missing ?? false }, () => {
+  let server: RunningServer;
+  let browser: Browser;
+  let page: Page;
+  let problems: PageProblems;
+
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    await context.addInitScript(CSP_LISTENER);
+    page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    problems = new PageProblems(page);
+    problems.allow(/status of 401 .*@ http:\/\/127\.0\.0\.1:\d+\/api\/auth\/me$/);
+    // The check of a broken rule answers 400 (syntax) or 422 (validation), which the browser logs.
+    problems.allow(/status of 4(00|22) .*\/api\/rules\/test$/);
+    await page.goto(server.url + '/');
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Alerts' }).waitFor();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  async function checkPage(name: string) {
+    await screenshot(page, name);
+    assert.deepEqual(await cspViolations(page), [], `CSP violations on ${name}`);
+    assert.deepEqual(problems.problems, [], `console or page errors on ${name}`);
+    const findings = await axeFindings(page);
+    assert.deepEqual(findings, [], `accessibility findings on ${name}: ${JSON.stringify(findings, null, 2)}`);
+  }
+
+  const editor = () => page.getByLabel('Sigma YAML');
+  /** Line numbers of the gutter lines marked as having a problem. */
+  const markedLines = async () => (await page.locator('.yaml-gutter-line.has-error').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-line'))))) as number[];
+  /** 1-based numbers of the highlighted lines (the copy under the textarea) marked as having a problem. */
+  const highlightedLines = async () =>
+    (await page.locator('.yaml-highlight .yaml-line').evaluateAll((els) => els.flatMap((e, i) => (e.classList.contains('has-error') ? [i + 1] : [])))) as number[];
+
+  /** Puts the caret at the start of a 1-based line. */
+  async function caretAtLine(line: number) {
+    await editor().focus();
+    await page.evaluate(`(() => {
+      const el = document.getElementById('rule-yaml');
+      const lines = el.value.split('\\n');
+      const at = lines.slice(0, ${line - 1}).reduce((n, l) => n + l.length + 1, 0);
+      el.setSelectionRange(at, at);
+    })()`);
+  }
+
+  test('the YAML is highlighted with classes for keys, modifiers, strings, numbers and comments', async () => {
+    await page.getByRole('link', { name: 'Rules', exact: true }).click();
+    await page.getByRole('link', { name: 'New rule' }).click();
+    await editor().fill(RULE);
+    await page.getByText('Valid Sigma rule').waitFor();
+    const texts = async (cls: string) => (await page.locator(`.yaml-highlight .${cls}`).allTextContents()) as string[];
+    assert.ok((await texts('y-key')).includes('title'));
+    assert.ok((await texts('y-key')).includes('Image'));
+    assert.deepEqual(await texts('y-modifier'), ['|endswith']);
+    assert.ok((await texts('y-string')).includes("'\\powershell.exe'"));
+    assert.deepEqual(await texts('y-number'), ['4688']);
+    assert.deepEqual(await texts('y-comment'), ['# a comment line']);
+    // The highlighted copy holds exactly the text of the textarea, line for line.
+    const copy = (await page.locator('.yaml-highlight .yaml-line').allTextContents()) as string[];
+    assert.deepEqual(copy, RULE.split('\n'));
+    // The textarea grows with its text (no scrollbar of its own), so it stays over the copy.
+    const fits = await page.evaluate(`(() => { const a = document.getElementById('rule-yaml'); const h = document.querySelector('.yaml-highlight');
+      return a.scrollHeight <= a.clientHeight + 1 && Math.abs(a.getBoundingClientRect().height - h.getBoundingClientRect().height) < 1; })()`);
+    assert.equal(fits, true);
+    assert.deepEqual(await markedLines(), []);
+    await checkPage('20-rule-editor-highlighted');
+  });
+
+  test('a bad indentation typed into the editor is marked at its line at once; removing it clears the mark', async () => {
+    await caretAtLine(CONDITION_LINE);
+    await page.keyboard.type(' ');
+    // The local parse places it without waiting for the server.
+    await waitUntil(page, `document.querySelectorAll('.yaml-gutter-line.has-error').length > 0`, 2_000);
+    assert.deepEqual(await markedLines(), [CONDITION_LINE]);
+    assert.deepEqual(await highlightedLines(), [CONDITION_LINE]);
+    assert.match((await page.locator('.yaml-line.has-error .yaml-inline-error').textContent())!, /All mapping items must start at the same column/);
+    assert.equal(await editor().getAttribute('aria-invalid'), 'true');
+    const item = page.locator('#rule-check li').first();
+    assert.match((await item.textContent())!, new RegExp(`^Line ${CONDITION_LINE}, column 1: All mapping items`));
+    assert.equal(await page.locator('#rule-check').getAttribute('aria-live'), 'polite');
+    await checkPage('21-rule-editor-bad-indentation');
+
+    // The error's button puts the caret on its line (the list is reachable with the keyboard).
+    await page.getByRole('button', { name: `Line ${CONDITION_LINE}, column 1` }).focus();
+    await page.keyboard.press('Enter');
+    const caret = (await page.evaluate(`(() => { const el = document.activeElement; return el.id + ':' + (el.value.slice(0, el.selectionStart).split('\\n').length); })()`)) as string;
+    assert.equal(caret, `rule-yaml:${CONDITION_LINE}`);
+
+    await page.keyboard.press('Delete');
+    await page.getByText('Valid Sigma rule').waitFor();
+    assert.deepEqual(await markedLines(), []);
+    assert.equal(await editor().inputValue(), RULE);
+  });
+
+  test("a validation error of the server's check (no condition) is shown at its line, and typing the fix clears it", async () => {
+    await editor().fill(RULE.replace('  condition: selection\n', ''));
+    await page.getByText('condition is required').first().waitFor();
+    assert.deepEqual(await markedLines(), [DETECTION_LINE]);
+    assert.deepEqual(await highlightedLines(), [DETECTION_LINE]);
+    assert.match((await page.locator('#rule-check li').first().textContent())!, new RegExp(`^Line ${DETECTION_LINE} detection\\.condition: condition is required`));
+    assert.match((await page.locator('.yaml-line.has-error .yaml-inline-error').textContent())!, /condition is required/);
+    await checkPage('22-rule-editor-validation-error');
+
+    // Typed back at the end of the detection: Enter keeps the indentation of the line above.
+    await caretAtLine(DETECTION_LINE + 3);
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    assert.match(await editor().inputValue(), /4688\n {4}\nlevel/);
+    await page.keyboard.press('Backspace');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type('condition: selection');
+    await page.getByText('Valid Sigma rule').waitFor();
+    assert.deepEqual(await markedLines(), []);
+    assert.equal(await editor().inputValue(), RULE);
+  });
+
+  test('Tab indents inside the editor; Escape then Tab moves on', async () => {
+    await caretAtLine(1);
+    await page.keyboard.press('Tab');
+    assert.match(await editor().inputValue(), /^ {2}title:/);
+    await page.keyboard.press('Backspace');
+    await page.keyboard.press('Backspace');
+    assert.equal(await editor().inputValue(), RULE);
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Tab');
+    assert.notEqual(await page.evaluate('document.activeElement.id'), 'rule-yaml');
+    await page.getByText('Valid Sigma rule').waitFor();
+  });
+
+  test('the editor in the dark theme, with an error, passes the same checks', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await editor().fill(RULE.replace('  condition:', '   condition:'));
+    await waitUntil(page, `document.querySelectorAll('.yaml-gutter-line.has-error').length > 0`, 2_000);
+    assert.deepEqual(await markedLines(), [CONDITION_LINE]);
+    await checkPage('23-rule-editor-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+});

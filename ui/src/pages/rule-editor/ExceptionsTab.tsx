@@ -1,0 +1,77 @@
+// The rule's Exceptions tab: the exceptions of the rule, enabled or disabled, and deleted from here (they
+// are created from a field of an alert's event).
+import { useCallback, useEffect, useState } from 'react';
+import { api, errorText, type Page } from '../../api';
+import type { Rule, RuleException } from '../../types';
+
+export function ExceptionsTab({ rule, canEdit }: { rule: Rule; canEdit: boolean }) {
+  const [items, setItems] = useState<RuleException[]>([]);
+  const [message, setMessage] = useState<string | null>(null);
+  const load = useCallback(() => {
+    api
+      .get<Page<RuleException> | RuleException[]>(`/api/rules/${rule.id}/exceptions?page_size=100`)
+      .then((p) => setItems(Array.isArray(p) ? p : p.items))
+      .catch((e: unknown) => setMessage(errorText(e)));
+  }, [rule.id]);
+  useEffect(load, [load]);
+  const toggle = async (e: RuleException) => {
+    try {
+      await api.patch(`/api/rules/${rule.id}/exceptions/${e.id}`, { enabled: !e.enabled });
+      load();
+    } catch (err) {
+      setMessage(errorText(err));
+    }
+  };
+  const remove = async (e: RuleException) => {
+    try {
+      await api.delete(`/api/rules/${rule.id}/exceptions/${e.id}`);
+      load();
+    } catch (err) {
+      setMessage(errorText(err));
+    }
+  };
+  return (
+    <div>
+      <h2>Exceptions</h2>
+      <p className="muted">Events matching an enabled exception raise no alert. Create them from a field of an alert's event.</p>
+      {message && <p role="status">{message}</p>}
+      <table>
+        <caption className="visually-hidden">Exceptions of this rule</caption>
+        <thead>
+          <tr>
+            <th scope="col">Field</th>
+            <th scope="col">Operator</th>
+            <th scope="col">Value</th>
+            <th scope="col">Reason</th>
+            <th scope="col">By</th>
+            {canEdit && <th scope="col">Actions</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((e) => (
+            <tr key={e.id} className={e.enabled ? undefined : 'disabled'}>
+              <td className="mono">{e.field}</td>
+              <td>{e.operator}</td>
+              <td className="mono">{Array.isArray(e.value) ? e.value.join(', ') : e.value}</td>
+              <td>{e.reason}</td>
+              <td>{e.created_by}</td>
+              {canEdit && (
+                <td>
+                  <div className="button-row">
+                    <button type="button" className="tiny secondary" onClick={() => void toggle(e)}>
+                      {e.enabled ? 'Disable' : 'Enable'}
+                    </button>
+                    <button type="button" className="tiny danger" onClick={() => void remove(e)}>
+                      Delete
+                    </button>
+                  </div>
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {items.length === 0 && <p className="muted">No exceptions.</p>}
+    </div>
+  );
+}
