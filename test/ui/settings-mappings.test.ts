@@ -1,0 +1,212 @@
+// Settings → an index pattern's field mappings in a real browser against a real server: create a
+// pattern, ingest events with its token, read the field catalogue and filter it, map a catalogue field
+// in one click, see the API's validation error at its row, apply a preset and see what it maps, save,
+// reload and find it all kept; a viewer reads the same page without any way to change it. Every page
+// is checked for console errors, CSP violations and serious/critical accessibility findings;
+// screenshots go to .artifacts/ui/.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { ADMIN_PASSWORD, axeFindings, browserMissing, CSP_LISTENER, cspViolations, launchBrowser, PageProblems, screenshot, startServer, type RunningServer } from './browser.js';
+
+const missing = browserMissing();
+const VIEWER_PASSWORD = 'viewer-password-for-ui-tests';
+
+const EVENTS = [
+  {
+    '@timestamp': '2026-01-01T10:00:00Z',
+    event: { code: '1' },
+    process: { executable: 'C:\\Windows\\System32\\whoami.exe', command_line: 'whoami /all' },
+    user: { name: 'alice' },
+  },
+  {
+    '@timestamp': '2026-01-01T10:01:00Z',
+    event: { code: '1' },
+    process: { executable: 'C:\\Windows\\System32\\cmd.exe', command_line: 'cmd /c dir' },
+    user: { name: 'bob' },
+  },
+];
+
+describe('field mappings and the field catalogue in a browser', { skip: missing ?? false }, () => {
+  let server: RunningServer;
+  let browser: Browser;
+  let page: Page;
+  let problems: PageProblems;
+
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    await context.addInitScript(CSP_LISTENER);
+    page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    problems = new PageProblems(page);
+    // Opening the console signed out asks who is signed in: that 401 is the expected answer.
+    problems.allow(/status of 401 .*@ http:\/\/127\.0\.0\.1:\d+\/api\/auth\/me$/);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  async function checkPage(name: string) {
+    await screenshot(page, name);
+    assert.deepEqual(await cspViolations(page), [], `CSP violations on ${name}`);
+    assert.deepEqual(problems.problems, [], `console or page errors on ${name}`);
+    const findings = await axeFindings(page);
+    assert.deepEqual(findings, [], `accessibility findings on ${name}: ${JSON.stringify(findings, null, 2)}`);
+  }
+
+  async function signIn(username: string, password: string) {
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Alerts' }).waitFor();
+  }
+
+  const catalogue = () => page.getByRole('region', { name: 'Field catalogue' });
+  const sigmaInput = (n: number) => page.getByLabel(`Sigma field of mapping ${n}`, { exact: true });
+  const eventInput = (n: number) => page.getByLabel(`Event field of mapping ${n}`, { exact: true });
+
+  test('creates a pattern and ingests events with its token', async () => {
+    await page.goto(server.url + '/');
+    await signIn('admin', ADMIN_PASSWORD);
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'Index patterns' }).waitFor();
+    const form = page.getByRole('form', { name: 'New index pattern' });
+    await form.getByLabel('Name', { exact: true }).fill('applogs');
+    await form.getByRole('button', { name: 'Create index pattern' }).click();
+    const token = (await page.getByLabel('Token', { exact: true }).textContent())!.trim();
+    assert.match(token, /^svc_it_/);
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+
+    const res = await fetch(`${server.url}/api/logs/applogs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(EVENTS),
+    });
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    assert.equal((JSON.parse(text) as { accepted: number }).accepted, 2);
+    await checkPage('30-index-patterns');
+  });
+
+  test('the field catalogue lists the fields of the ingested events, with counts, and filters them', async () => {
+    await page.getByRole('link', { name: 'applogs', exact: true }).click();
+    await page.getByRole('heading', { name: 'Field mappings of applogs' }).waitFor();
+    const row = catalogue().getByRole('row', { name: /process\.command_line/ });
+    await row.waitFor();
+    assert.equal(await row.getByRole('cell').nth(1).textContent(), '2');
+    assert.equal(await catalogue().getByRole('cell', { name: 'user.name', exact: true }).count(), 1);
+    await page.getByText('This pattern has no mappings of its own').waitFor();
+
+    await catalogue().getByLabel('Filter fields').fill('process');
+    await catalogue().getByRole('status').filter({ hasText: '2 field(s)' }).waitFor();
+    assert.equal(await catalogue().getByRole('cell', { name: 'user.name', exact: true }).count(), 0);
+    await catalogue().getByRole('cell', { name: 'process.executable', exact: true }).waitFor();
+    await checkPage('31-field-catalogue');
+  });
+
+  test('maps a catalogue field in one click; an error of the API is shown at its row', async () => {
+    await catalogue().getByRole('button', { name: 'Map a Sigma field to process.command_line' }).click();
+    // The new row is prefilled and its Sigma field has the focus, ready to be typed over.
+    assert.equal(await eventInput(1).inputValue(), 'process.command_line');
+    assert.equal(await sigmaInput(1).inputValue(), 'command_line');
+    assert.equal(await page.evaluate('document.activeElement && document.activeElement.getAttribute("aria-label")'), 'Sigma field of mapping 1');
+    await page.keyboard.type('CommandLine');
+    assert.equal(await sigmaInput(1).inputValue(), 'CommandLine');
+    await catalogue().getByRole('row', { name: /process\.command_line/ }).getByText('CommandLine').waitFor();
+
+    await page.getByRole('button', { name: 'Add mapping' }).click();
+    await sigmaInput(2).fill('Image');
+    await eventInput(2).fill('x'.repeat(300));
+    problems.allow(/status of 400 .*\/api\/index_patterns\/[0-9a-f-]+$/);
+    await page.getByRole('button', { name: 'Save mappings' }).click();
+    await page.getByRole('alert').filter({ hasText: 'see the marked rows' }).waitFor();
+    const errorRow = page.getByRole('row').filter({ has: eventInput(2) });
+    await errorRow.getByText(/256 characters/).waitFor();
+    assert.equal(await eventInput(2).getAttribute('aria-invalid'), 'true');
+    assert.equal(await eventInput(1).getAttribute('aria-invalid'), null);
+    await checkPage('32-field-mappings-error');
+
+    await eventInput(2).fill('process.executable');
+    assert.equal(await errorRow.getByText(/256 characters/).count(), 0);
+    assert.equal(await eventInput(2).getAttribute('aria-invalid'), null);
+  });
+
+  test('applies a preset, shows what it maps, saves, and keeps it all after a reload', async () => {
+    await page.getByRole('combobox', { name: /^Preset/ }).selectOption('ecs-windows');
+    const presetView = page.getByRole('region', { name: 'What ecs-windows maps' });
+    await presetView.waitFor();
+    await presetView.getByLabel("Filter the preset's mappings").fill('ParentImage');
+    await presetView.getByRole('cell', { name: 'process.parent.executable', exact: true }).waitFor();
+    await presetView.getByLabel("Filter the preset's mappings").fill('Image');
+    // The pattern's own mapping of Image wins over the preset's, and the preset view says so.
+    await presetView.getByRole('row', { name: /^Image pattern maps it/ }).waitFor();
+    await page.getByText('Unsaved changes').waitFor();
+    await checkPage('33-field-mappings-preset');
+
+    await page.getByRole('button', { name: 'Save mappings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Field mappings saved' }).waitFor();
+    assert.equal(await page.getByText('Unsaved changes').count(), 0);
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Field mappings of applogs' }).waitFor();
+    await sigmaInput(2).waitFor();
+    assert.equal(await page.getByRole('combobox', { name: /^Preset/ }).inputValue(), 'ecs-windows');
+    assert.deepEqual(
+      [await sigmaInput(1).inputValue(), await eventInput(1).inputValue(), await sigmaInput(2).inputValue(), await eventInput(2).inputValue()],
+      ['CommandLine', 'process.command_line', 'Image', 'process.executable'],
+    );
+    // The API holds the same.
+    const id = page.url().split('/').pop()!;
+    const stored = (await page.evaluate(`fetch('/api/index_patterns/${id}').then((r) => r.json())`)) as { preset: string; field_mappings: unknown[] };
+    assert.equal(stored.preset, 'ecs-windows');
+    assert.deepEqual(stored.field_mappings, [
+      { sigma_field: 'CommandLine', target_field: 'process.command_line' },
+      { sigma_field: 'Image', target_field: 'process.executable' },
+    ]);
+    // The list of patterns shows the preset and the number of mappings.
+    await page.getByRole('link', { name: '← Index patterns' }).click();
+    const listRow = page.getByRole('row', { name: /applogs/ });
+    await listRow.getByRole('cell', { name: 'ecs-windows' }).waitFor();
+    await page.getByRole('link', { name: 'applogs', exact: true }).click();
+    await sigmaInput(1).waitFor();
+
+    // Removing a row and discarding brings the saved mappings back.
+    await page.getByRole('button', { name: 'Remove mapping 1' }).click();
+    assert.equal(await sigmaInput(2).count(), 0);
+    await page.getByRole('button', { name: 'Discard changes' }).click();
+    assert.equal(await sigmaInput(2).inputValue(), 'Image');
+
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await checkPage('34-field-mappings-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  test('a viewer reads the mappings and the catalogue but has no way to change them', async () => {
+    await page.getByRole('link', { name: 'Users' }).click();
+    const form = page.getByRole('form', { name: 'New user' });
+    await form.getByLabel('Username').fill('vera');
+    await form.getByLabel('Password (12+ characters)').fill(VIEWER_PASSWORD);
+    await form.getByLabel('Role').selectOption('viewer');
+    await form.getByRole('button', { name: 'Create user' }).click();
+    await page.getByRole('cell', { name: 'vera', exact: true }).waitFor();
+
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await signIn('vera', VIEWER_PASSWORD);
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('link', { name: 'applogs', exact: true }).click();
+    await page.getByRole('heading', { name: 'Field mappings of applogs' }).waitFor();
+    await page.getByRole('cell', { name: 'CommandLine', exact: true }).waitFor();
+    await catalogue().getByRole('cell', { name: 'user.name', exact: true }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Save mappings' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Add mapping' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: /^Map a Sigma field/ }).count(), 0);
+    assert.equal(await page.getByRole('textbox', { name: /of mapping/ }).count(), 0);
+    assert.equal(await page.getByRole('combobox', { name: /^Preset/ }).isDisabled(), true);
+    await checkPage('35-field-mappings-viewer');
+  });
+});
