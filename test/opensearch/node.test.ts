@@ -256,6 +256,36 @@ describe('local OpenSearch node', { skip: missing ?? false }, () => {
     assert.equal(fine.status, 201);
   });
 
+  test('case_insensitive folds ASCII letters only; a keyword with a lowercase normalizer folds the others too', async () => {
+    const folded = indices.name('folded');
+    const created = await openSearch('PUT', `/${folded}`, {
+      settings: { number_of_shards: 1, number_of_replicas: 0, analysis: { normalizer: { folded: { type: 'custom', filter: ['lowercase'] } } } },
+      mappings: { dynamic: false, properties: { query: { type: 'percolator' }, rule_id: { type: 'keyword' }, user: { type: 'keyword', fields: { folded: { type: 'keyword', normalizer: 'folded' } } } } },
+    });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const bulk = await openSearch<BulkBody>('POST', `/${folded}/_bulk?refresh=true`, bulkBody([
+      { index: { _id: 'term-ci' } },
+      { rule_id: 'term-ci', query: { term: { user: { value: 'élan', case_insensitive: true } } } },
+      { index: { _id: 'term-ci-greek' } },
+      { rule_id: 'term-ci-greek', query: { term: { user: { value: 'ΣΊΣΥΦΟΣ', case_insensitive: true } } } },
+      { index: { _id: 'wildcard-ci' } },
+      { rule_id: 'wildcard-ci', query: { wildcard: { user: { value: '*ÉL*', case_insensitive: true } } } },
+      { index: { _id: 'term-normalized' } },
+      { rule_id: 'term-normalized', query: { term: { 'user.folded': 'ÉLAN' } } },
+      { index: { _id: 'wildcard-normalized' } },
+      { rule_id: 'wildcard-normalized', query: { wildcard: { 'user.folded': { value: 'ΣΊΣ*' } } } },
+    ]));
+    assert.equal(bulk.body.errors, false, JSON.stringify(bulk.body));
+    const { hits } = await percolateAll(folded, [{ user: 'ÉLAN' }, { user: 'Élan' }, { user: 'elan' }, { user: 'σίσυφος' }], 100);
+    assert.deepEqual(Object.fromEntries(hits.map((h) => [h._id, h.fields?._percolator_document_slot])), {
+      // `é` and `É` (and all Greek letters) are not folded by case_insensitive: no match at all.
+      // The wildcard matches `ÉLAN` and `Élan` because `É` is written as in the value; `L`/`l` is ASCII.
+      'wildcard-ci': [0, 1],
+      'term-normalized': [0, 1],
+      'wildcard-normalized': [3],
+    });
+  });
+
   test('an empty documents list is refused with 400', async () => {
     const answer = await openSearch('POST', `/${rules}/_search`, { query: { percolate: { field: 'query', documents: [] } } });
     assert.equal(answer.status, 400);

@@ -76,7 +76,19 @@ public final class SingleNode {
             Signal.handle(new Signal(name), signal -> stopRequested.countDown());
         }
 
-        node.start();
+        try {
+            node.start();
+        } catch (Exception e) {
+            e.printStackTrace();
+            node.close();
+            // One last line that says why, for whoever reads the end of the log.
+            StringBuilder why = new StringBuilder("OpenSearch did not start: ").append(e);
+            for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+                why.append(" <- ").append(cause);
+            }
+            System.err.println(why);
+            System.exit(1);
+        }
         stopRequested.await();
         int status = 0;
         try {
