@@ -27,7 +27,7 @@ stale() {
 
 if stale; then
   echo "building $jar" >&2
-  mvn -q -B -f "$project/pom.xml" package >&2
+  mvn -q -B -Dstyle.color=never -f "$project/pom.xml" package >&2
 fi
 if [ "${1:-}" = --build ]; then exit 0; fi
 
