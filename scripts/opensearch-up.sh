@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # For CI and scripted runs: builds the OpenSearch launcher if needed, starts the single-node OpenSearch
 # of scripts/opensearch.sh in the background (its own process group, output to
-# .artifacts/opensearch.log, process id in .artifacts/opensearch.pid) and waits until
+# .artifacts/opensearch-<port>.log, process id in .artifacts/opensearch-<port>.pid) and waits until
 # GET /_cluster/health reports yellow or green. Does nothing when a node already answers on the port.
-# Stop it with: kill -TERM -- -"$(cat .artifacts/opensearch.pid)"
+# Stop it with: kill -TERM -- -"$(cat .artifacts/opensearch-9200.pid)"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 port="${OPENSEARCH_HTTP_PORT:-9200}"
 url="http://127.0.0.1:$port"
 timeout="${OPENSEARCH_START_TIMEOUT:-180}"
-log=.artifacts/opensearch.log
-pidfile=.artifacts/opensearch.pid
+log=.artifacts/opensearch-$port.log
+pidfile=.artifacts/opensearch-$port.pid
 mkdir -p .artifacts
 
 healthy() { curl -fsS --max-time 5 "$url/_cluster/health?wait_for_status=yellow&timeout=1s" 2>/dev/null | grep -Eq '"status":"(yellow|green)"'; }

@@ -25,9 +25,17 @@ stale() {
   [ -n "$(find "$project/pom.xml" "$project/src" -newer "$jar" -print -quit)" ]
 }
 
+port="${OPENSEARCH_HTTP_PORT:-9200}"
+if [ "${1:-}" != --build ] && curl -fsS --max-time 3 "http://127.0.0.1:$port/" >/dev/null 2>&1; then
+  # Also keeps a rebuild from replacing the jars under a running node.
+  echo "something already answers on http://127.0.0.1:$port (an OpenSearch node?); stop it or set OPENSEARCH_HTTP_PORT" >&2
+  exit 1
+fi
+
 if stale; then
   echo "building $jar" >&2
-  mvn -q -B -Dstyle.color=never -f "$project/pom.xml" package >&2
+  # Maven 3.8 prints bare colour resets even when quiet: drop them.
+  mvn -q -B -f "$project/pom.xml" package 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >&2
 fi
 if [ "${1:-}" = --build ]; then exit 0; fi
 
