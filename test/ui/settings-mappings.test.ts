@@ -27,6 +27,19 @@ const EVENTS = [
   },
 ];
 
+const LINUX_RULE = `title: Root whoami
+status: test
+logsource:
+  product: linux
+  category: process_creation
+detection:
+  selection:
+    CommandLine|contains: whoami
+    User: root
+  condition: selection
+level: low
+`;
+
 describe('field mappings and the field catalogue in a browser', { skip: missing ?? false }, () => {
   let server: RunningServer;
   let browser: Browser;
@@ -68,6 +81,7 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
   const catalogue = () => page.getByRole('region', { name: 'Field catalogue' });
   const sigmaInput = (n: number) => page.getByLabel(`Sigma field of mapping ${n}`, { exact: true });
   const eventInput = (n: number) => page.getByLabel(`Event field of mapping ${n}`, { exact: true });
+  const fieldsNobodyMaps = () => page.getByRole('combobox', { name: /^Fields nobody maps/ });
 
   test('creates a pattern and ingests events with its token', async () => {
     await page.goto(server.url + '/');
@@ -127,6 +141,8 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     const errorRow = page.getByRole('row').filter({ has: eventInput(2) });
     await errorRow.getByText(/256 characters/).waitFor();
     assert.equal(await eventInput(2).getAttribute('aria-invalid'), 'true');
+    // The focus moves to the field in error.
+    assert.equal(await page.evaluate('document.activeElement && document.activeElement.getAttribute("aria-label")'), 'Event field of mapping 2');
     assert.equal(await eventInput(1).getAttribute('aria-invalid'), null);
     await checkPage('32-field-mappings-error');
 
@@ -185,6 +201,42 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
+  test('a change that would break a deployed rule is refused with the reason, nothing saved, and the missing mapping one click away', async () => {
+    // A Linux rule deployed on the pattern reads User, which neither the pattern nor the preset maps.
+    const created = (await page.evaluate(`(async () => {
+      const { csrf_token } = await fetch('/api/auth/csrf').then((r) => r.json());
+      const res = await fetch('/api/rules', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': csrf_token },
+        body: JSON.stringify({ yaml_content: ${JSON.stringify(LINUX_RULE)}, index_pattern: 'applogs', deploy: true }),
+      });
+      return { status: res.status, body: await res.json() };
+    })()`)) as { status: number; body: { status: string } };
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.body.status, 'deployed');
+
+    await fieldsNobodyMaps().selectOption('none');
+    await page.getByRole('button', { name: 'Save mappings' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: /deployed rule 'Root whoami'/ });
+    await refusal.waitFor();
+    assert.match((await refusal.textContent())!, /User/);
+    await checkPage('35-field-mappings-refused');
+    const id = page.url().split('/').pop()!;
+    const read = () => page.evaluate(`fetch('/api/index_patterns/${id}').then((r) => r.json())`) as Promise<{ default_mapping: string; field_mappings: unknown[] }>;
+    assert.equal((await read()).default_mapping, 'identity');
+
+    // The refusal offers to map the field it names; with that mapping the change goes through.
+    await page.getByRole('button', { name: 'Add a mapping for User' }).click();
+    assert.equal(await sigmaInput(3).inputValue(), 'User');
+    assert.equal(await page.evaluate('document.activeElement && document.activeElement.getAttribute("aria-label")'), 'Event field of mapping 3');
+    await page.keyboard.type('user.name');
+    await page.getByRole('button', { name: 'Save mappings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Field mappings saved' }).waitFor();
+    const stored = await read();
+    assert.equal(stored.default_mapping, 'none');
+    assert.deepEqual(stored.field_mappings.at(-1), { sigma_field: 'User', target_field: 'user.name' });
+  });
+
   test('a viewer reads the mappings and the catalogue but has no way to change them', async () => {
     await page.getByRole('link', { name: 'Users' }).click();
     const form = page.getByRole('form', { name: 'New user' });
@@ -207,6 +259,6 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     assert.equal(await page.getByRole('button', { name: /^Map a Sigma field/ }).count(), 0);
     assert.equal(await page.getByRole('textbox', { name: /of mapping/ }).count(), 0);
     assert.equal(await page.getByRole('combobox', { name: /^Preset/ }).isDisabled(), true);
-    await checkPage('35-field-mappings-viewer');
+    await checkPage('36-field-mappings-viewer');
   });
 });

@@ -94,7 +94,7 @@ export function FieldCatalogue({ patternId, mappedFrom, onMap, onFields }: Field
             <tr key={f.field}>
               <td className="mono">{f.field}</td>
               <td className="num">{f.count.toLocaleString()}</td>
-              <td>{formatTime(f.last_seen)}</td>
+              <td className="nowrap">{formatTime(f.last_seen)}</td>
               <td className="mono small">{(mappedFrom.get(f.field) ?? []).join(', ')}</td>
               {onMap && (
                 <td>

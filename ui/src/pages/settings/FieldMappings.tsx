@@ -27,9 +27,11 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
   const [rowErrors, setRowErrors] = useState<RowErrors>({});
   const [otherErrors, setOtherErrors] = useState<FieldError[]>([]);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const [focusKey, setFocusKey] = useState<number | null>(null);
+  const [focus, setFocus] = useState<{ key: number; part: keyof FieldMapping } | null>(null);
   const [catalogueFields, setCatalogueFields] = useState<string[]>([]);
   const [saving, setSaving] = useState(false);
+  /** Bumped when a save is refused, to move the focus to the first field in error. */
+  const [refusals, setRefusals] = useState(0);
 
   const show = useCallback((p: PatternSettings) => {
     setPattern(p);
@@ -50,6 +52,12 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
       live = false;
     };
   }, [id, show]);
+
+  useEffect(() => {
+    if (refusals === 0) return;
+    const first = document.querySelector<HTMLElement>('form[aria-label="Field mappings"] [aria-invalid="true"]');
+    first?.focus();
+  }, [refusals]);
 
   const chosen = presets.find((p) => p.name === preset);
 
@@ -78,6 +86,14 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
       preset !== (pattern.preset ?? '') ||
       defaultMapping !== (pattern.default_mapping ?? 'identity'));
 
+  // Leaving the page (reload, close, another site) with unsaved changes asks first.
+  useEffect(() => {
+    if (!dirty) return;
+    const ask = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener('beforeunload', ask);
+    return () => window.removeEventListener('beforeunload', ask);
+  }, [dirty]);
+
   if (loadError)
     return (
       <div>
@@ -100,16 +116,18 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
     });
     setOutcome(null);
   };
-  const add = (mapping?: FieldMapping) => {
+  const add = (mapping?: FieldMapping, focus: keyof FieldMapping = 'sigma_field') => {
     const row = newRow(mapping);
     setRows((current) => [...current, row]);
-    setFocusKey(row.key);
+    setFocus({ key: row.key, part: focus });
     setOutcome(null);
   };
   const remove = (key: number) => {
     setRows((current) => current.filter((r) => r.key !== key));
     setOutcome(null);
   };
+  // A refused change that names a field nobody maps (`field 'User' is not mapped`) offers to map it.
+  const unmapped = outcome?.error ? /field '([^']{1,256})' is not mapped/.exec(outcome.text)?.[1] : undefined;
   const mapCatalogueField = (field: string) => add({ sigma_field: guessSigmaField(field), target_field: field });
 
   const save = async () => {
@@ -118,6 +136,7 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
     if (Object.keys(prepared.errors).length > 0) {
       setRowErrors(prepared.errors);
       setOutcome({ text: 'Some mappings are incomplete: see the marked rows.', error: true });
+      setRefusals((n) => n + 1);
       return;
     }
     setSaving(true);
@@ -135,6 +154,7 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
         setRowErrors(placed.rows);
         setOtherErrors(placed.other);
         setOutcome({ text: `${e.detail}${Object.keys(placed.rows).length > 0 ? ': see the marked rows.' : ''}`, error: true });
+        setRefusals((n) => n + 1);
       } else {
         setOutcome({ text: errorText(e), error: true });
       }
@@ -150,7 +170,9 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
   return (
     <div>
       <p>
-        <Link href="/settings/index-patterns">← Index patterns</Link>
+        <Link href="/settings/index-patterns" onClick={(e) => dirty && !window.confirm('Leave without saving the changed mappings?') && e.preventDefault()}>
+          ← Index patterns
+        </Link>
       </p>
       <h2>Field mappings of {pattern.name}</h2>
       <p className="muted">
@@ -167,6 +189,13 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
           }}
         >
           <Message text={outcome?.text} error={outcome?.error} />
+          {admin && unmapped && !rows.some((r) => r.sigma_field.trim() === unmapped) && (
+            <p>
+              <button type="button" className="secondary" onClick={() => add({ sigma_field: unmapped, target_field: '' }, 'target_field')}>
+                Add a mapping for {unmapped}
+              </button>
+            </p>
+          )}
           {otherErrors.length > 0 && (
             <ul className="error">
               {otherErrors.map((err) => (
@@ -198,7 +227,7 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
             </label>
           </div>
           <h3>Mappings of this pattern</h3>
-          <MappingTable rows={rows} errors={rowErrors} editable={admin} suggestions={catalogueFields} focusKey={focusKey} onChange={change} onRemove={remove} />
+          <MappingTable rows={rows} errors={rowErrors} editable={admin} suggestions={catalogueFields} focus={focus} onChange={change} onRemove={remove} />
           {admin && (
             <div className="button-row form-actions">
               <button type="button" className="secondary" onClick={() => add()}>

@@ -11,8 +11,8 @@ interface MappingTableProps {
   editable: boolean;
   /** Event fields offered while typing an event field (the field catalogue). */
   suggestions: string[];
-  /** The row whose Sigma field gets the focus (a row just added). */
-  focusKey: number | null;
+  /** The input that gets the focus (in a row just added). */
+  focus: { key: number; part: keyof FieldMapping } | null;
   onChange(key: number, part: keyof FieldMapping, value: string): void;
   onRemove(key: number): void;
 }
@@ -49,15 +49,15 @@ function Cell({ row, part, n, errors, onChange }: { row: DraftRow; part: keyof F
   );
 }
 
-export function MappingTable({ rows, errors, editable, suggestions, focusKey, onChange, onRemove }: MappingTableProps) {
+export function MappingTable({ rows, errors, editable, suggestions, focus, onChange, onRemove }: MappingTableProps) {
   useEffect(() => {
-    if (focusKey === null) return;
-    const input = document.getElementById(inputId(focusKey, 'sigma_field'));
+    if (focus === null) return;
+    const input = document.getElementById(inputId(focus.key, focus.part));
     if (input instanceof HTMLInputElement) {
       input.focus();
       input.select();
     }
-  }, [focusKey]);
+  }, [focus]);
 
   if (rows.length === 0) return <p className="muted">This pattern has no mappings of its own{editable ? ': add one, or map a field from the catalogue.' : '.'}</p>;
 
