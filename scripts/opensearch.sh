@@ -6,6 +6,7 @@
 #   OPENSEARCH_TRANSPORT_PORT  transport port or range on 127.0.0.1 (default 9300-9399)
 #   OPENSEARCH_DATA            data folder (default data/opensearch in the repository)
 #   OPENSEARCH_JAVA_OPTS       JVM options (default -Xms512m -Xmx512m)
+# Arguments -Ekey=value add node settings (e.g. -Eindices.query.bool.max_clause_count=2048).
 # `scripts/opensearch.sh --build` only builds. The node is ready when GET /_cluster/health answers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,4 +47,4 @@ exec java ${OPENSEARCH_JAVA_OPTS:--Xms512m -Xmx512m} \
   -XX:+ExitOnOutOfMemoryError -Dfile.encoding=UTF-8 -Djava.locale.providers=SPI,COMPAT \
   -Djna.nosys=true -Dio.netty.noUnsafe=true -Dio.netty.recycler.maxCapacityPerThread=0 \
   -Djava.io.tmpdir="$OPENSEARCH_DATA/tmp" \
-  -jar "$jar"
+  -jar "$jar" "$@"

@@ -5,7 +5,7 @@
 //   OPENSEARCH_HTTP_PORT       HTTP port on 127.0.0.1 (default 9200)
 //   OPENSEARCH_TRANSPORT_PORT  transport port or range on 127.0.0.1 (default 9300-9399)
 //   OPENSEARCH_DATA            data folder (default data/opensearch, relative to the working folder)
-// SIGTERM or SIGINT closes the node and exits 0.
+// Arguments -Ekey=value add or override node settings. SIGTERM or SIGINT closes the node and exits 0.
 package dev.vigil.opensearch;
 
 import java.nio.file.Files;
@@ -51,7 +51,7 @@ public final class SingleNode {
         Files.createDirectories(config);
         Files.createDirectories(data.resolve("logs"));
 
-        Settings settings = Settings.builder()
+        Settings.Builder builder = Settings.builder()
             .put("path.home", home.toString())
             .put("path.data", data.resolve("nodes-data").toString())
             .put("path.logs", data.resolve("logs").toString())
@@ -62,8 +62,17 @@ public final class SingleNode {
             .put("http.port", env("OPENSEARCH_HTTP_PORT", "9200"))
             .put("transport.port", env("OPENSEARCH_TRANSPORT_PORT", "9300-9399"))
             .put("cluster.routing.allocation.disk.threshold_enabled", false)
-            .put("action.auto_create_index", true)
-            .build();
+            .put("action.auto_create_index", true);
+        // Further settings as the opensearch command takes them: -Ekey=value.
+        for (String arg : args) {
+            int eq = arg.indexOf('=');
+            if (!arg.startsWith("-E") || eq < 3) {
+                System.err.println("unknown argument " + arg + " (expected -Ekey=value)");
+                System.exit(2);
+            }
+            builder.put(arg.substring(2, eq), arg.substring(eq + 1));
+        }
+        Settings settings = builder.build();
 
         Environment environment =
             InternalSettingsPreparer.prepareEnvironment(settings, Collections.emptyMap(), config, () -> "vigil-dev-node");
