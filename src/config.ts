@@ -17,7 +17,17 @@ export interface Config {
   searchBackend: SearchBackendKind;
   /** Make the embedded backend report itself unavailable (SEARCH_BACKEND_OFFLINE=true), for outage drills. */
   searchBackendOffline: boolean;
-  opensearch: { url?: string; username?: string; password?: string };
+  opensearch: {
+    url?: string;
+    username?: string;
+    password?: string;
+    /** An OpenSearch API key (OPENSEARCH_API_KEY), sent as `Authorization: ApiKey …`. */
+    apiKey?: string;
+    /** A PEM file of the certificate authorities to trust for https (OPENSEARCH_CA_FILE). */
+    caFile?: string;
+    /** Put before every index name on the cluster (OPENSEARCH_INDEX_PREFIX), so several services can share one. */
+    indexPrefix: string;
+  };
   oidc: {
     issuer?: string;
     clientId?: string;
@@ -109,8 +119,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (searchBackend === 'opensearch' && !opensearchUrl) {
     throw new ConfigError('SEARCH_BACKEND=opensearch needs OPENSEARCH_URL');
   }
-  if (searchBackend === 'opensearch') {
-    throw new ConfigError('SEARCH_BACKEND=opensearch is not available yet; use the embedded backend');
+  if (opensearchUrl && !/^https?:\/\//.test(opensearchUrl)) {
+    throw new ConfigError('OPENSEARCH_URL must start with http:// or https://');
+  }
+  const opensearchPrefix = optional(env, 'OPENSEARCH_INDEX_PREFIX') ?? '';
+  if (opensearchPrefix && !/^[a-z0-9][a-z0-9_.-]{0,49}$/.test(opensearchPrefix)) {
+    throw new ConfigError('OPENSEARCH_INDEX_PREFIX must be lowercase letters, digits, ".", "_" or "-" (up to 50), starting with a letter or digit');
+  }
+  const opensearchUser = optional(env, 'OPENSEARCH_USERNAME');
+  const opensearchApiKey = optional(env, 'OPENSEARCH_API_KEY');
+  if (opensearchUser && opensearchApiKey) {
+    throw new ConfigError('Give either OPENSEARCH_USERNAME/OPENSEARCH_PASSWORD or OPENSEARCH_API_KEY, not both');
   }
   const databaseUrl = optional(env, 'DATABASE_URL');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -152,8 +171,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     searchBackendOffline: optional(env, 'SEARCH_BACKEND_OFFLINE') === 'true',
     opensearch: {
       url: opensearchUrl,
-      username: optional(env, 'OPENSEARCH_USERNAME'),
+      username: opensearchUser,
       password: optional(env, 'OPENSEARCH_PASSWORD'),
+      apiKey: opensearchApiKey,
+      caFile: optional(env, 'OPENSEARCH_CA_FILE'),
+      indexPrefix: opensearchPrefix,
     },
     oidc: {
       issuer: oidcIssuer,

@@ -9,6 +9,9 @@ import { purgeExpiredSessions } from './auth/sessions.js';
 import { purgeLoginThrottle } from './auth/login-throttle.js';
 import { EmbeddedBackend } from './backends/embedded/embedded-backend.js';
 import { DatabaseEventHistory } from './backends/embedded/event-history.js';
+import { OpenSearchBackend } from './backends/opensearch/opensearch-backend.js';
+import { OpenSearchEventHistory } from './backends/opensearch/event-index.js';
+import type { EventHistory } from './backends/backend.js';
 import { purgeExpiredEvents } from './ingest/retention.js';
 import { ThreatIntelLookup } from './threat-intel/lookup.js';
 import { getOrCreateSetting } from './settings/store.js';
@@ -27,16 +30,25 @@ const HOUSEKEEPING_INTERVAL_MS = 10 * 60 * 1000;
 /** Starts everything but the listener. `db` may be given (tests); otherwise the configured one is opened. */
 export async function createService(config: Config, options: BuildOptions & { db?: Database } = {}): Promise<Service> {
   const db = options.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
-  let backend: EmbeddedBackend | undefined;
+  let backend: EmbeddedBackend | OpenSearchBackend | undefined;
   let threatIntel: ThreatIntelLookup | undefined;
   try {
     const secret = config.jwtSecret ?? (await getOrCreateSetting(db, 'jwt_secret', TokenService.generateSecret));
-    backend = await EmbeddedBackend.open(db, { available: !config.searchBackendOffline });
+    let history: EventHistory;
+    if (config.searchBackend === 'opensearch') {
+      const openSearch = await OpenSearchBackend.open(db, config.opensearch);
+      backend = openSearch;
+      history = new OpenSearchEventHistory(db, openSearch.client, openSearch.indexPrefix);
+    } else {
+      backend = await EmbeddedBackend.open(db, { available: !config.searchBackendOffline });
+      history = new DatabaseEventHistory(db);
+    }
     threatIntel = await ThreatIntelLookup.open(db);
-    const context: AppContext = { config, db, tokens: new TokenService(secret), backend, history: new DatabaseEventHistory(db), enricher: threatIntel };
+    const context: AppContext = { config, db, tokens: new TokenService(secret), backend, history, enricher: threatIntel };
     const bootstrap = await bootstrapAdmin(db, config.adminUsername, config.adminPassword);
     const app = await buildApp(context, options);
     backend.attachLog(app.log);
+    if (backend instanceof OpenSearchBackend) backend.reconcileInBackground();
     const housekeeping = setInterval(() => {
       void purgeExpiredSessions(db).catch(() => {});
       void purgeLoginThrottle(db).catch(() => {});

@@ -37,6 +37,8 @@ export interface SearchBackend {
   deploy(tx: Queryable, index: string, query: StoredQuery): Promise<void>;
   /** deploy() for many stored queries of one index at once (bulk import). */
   deployMany(tx: Queryable, index: string, queries: StoredQuery[]): Promise<void>;
+  /** Why this backend cannot hold a stored query (a 400 detail), when it cannot; checked before bulk writes. */
+  refusal?(query: StoredQuery): string | undefined;
   /** Removes a stored query (absent is fine). */
   undeploy(tx: Queryable, index: string, id: string): Promise<void>;
   /** Makes committed changes live in this process now (other instances follow within a second). */

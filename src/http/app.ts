@@ -37,6 +37,7 @@ import { bulkRuleRoutes } from '../rules/bulk-routes.js';
 import { exceptionRoutes } from '../rules/exceptions/routes.js';
 import { importRoutes } from '../rules/import-routes.js';
 import { ruleRoutes } from '../rules/routes.js';
+import { reconcileRoutes } from '../rules/reconcile-routes.js';
 import { testingRoutes } from '../rules/testing.js';
 import { versionRoutes } from '../rules/version-routes.js';
 import { threatIntelRoutes } from '../threat-intel/routes.js';
@@ -135,6 +136,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   indexPatternRoutes(app, ctx);
   ruleRoutes(app, ctx);
   bulkRuleRoutes(app, ctx);
+  reconcileRoutes(app, ctx);
   versionRoutes(app, ctx);
   exceptionRoutes(app, ctx);
   testingRoutes(app, ctx);

@@ -74,7 +74,11 @@ export async function importRules(
       if (options.deploy && pattern) checkInScope(sigma, pattern);
       const compiled = compileFor(sigma, pattern, 'Validation failed');
       if (options.deploy && !pattern) throw badRequest(NO_INDEX_PATTERN);
-      if (options.deploy && pattern) checkPlaceholderValues(sigma, pattern);
+      if (options.deploy && pattern) {
+        checkPlaceholderValues(sigma, pattern);
+        const refusal = ctx.backend.refusal?.(storedQueryOf({ id: 'import', version: 1, yaml_content: doc.yaml }, pattern, compiled));
+        if (refusal) throw badRequest(refusal);
+      }
       ready.push({ index, content: contentOf(sigma, doc.yaml, undefined, pattern?.id ?? null), compiled });
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;

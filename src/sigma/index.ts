@@ -36,5 +36,5 @@ export { compileDsl } from './opensearch/compile-dsl.js';
 export type { Dsl, DslOptions, DslResult } from './opensearch/compile-dsl.js';
 export { flattenWindowsEvent, isEvtxDump } from './windows-event.js';
 export { EventTooDeepError, MAX_EVENT_DEPTH, nestedTooDeep } from './event-depth.js';
-export { makeAccessor } from './compile/field-access.js';
+export { eachLeaf, makeAccessor } from './compile/field-access.js';
 export type { Accessor } from './compile/field-access.js';

@@ -256,6 +256,36 @@ export class EmbeddedBackend implements SearchBackend {
     return rows.length > 0;
   }
 
+  /** The live detections of a percolator index in this process (after the first load). */
+  async ruleSet(index: string): Promise<RuleSet | undefined> {
+    await this.loaded;
+    return this.sets.get(index);
+  }
+
+  /** The percolator indices and stored-query ids the database holds as deployed, with their rule versions. */
+  async deployedQueries(): Promise<Map<string, Map<string, number>>> {
+    const rows = await this.db.query<{ percolator_index: string; id: string; rule_version: number }>(
+      'SELECT percolator_index, id, rule_version FROM stored_queries WHERE NOT deleted',
+    );
+    const out = new Map<string, Map<string, number>>();
+    for (const r of rows) {
+      let ids = out.get(r.percolator_index);
+      if (!ids) out.set(r.percolator_index, (ids = new Map()));
+      ids.set(r.id, Number(r.rule_version));
+    }
+    return out;
+  }
+
+  /** The stored query document of a deployed stored query (to write it to another store). */
+  async storedQuery(index: string, id: string): Promise<StoredQuery | undefined> {
+    const rows = await this.db.query<{ query: StoredQueryDocument | null }>(
+      'SELECT query FROM stored_queries WHERE percolator_index = $1 AND id = $2 AND NOT deleted',
+      [index, id],
+    );
+    const doc = rows[0]?.query;
+    return doc ? { id, ...doc } : undefined;
+  }
+
   /** Whether this process currently has the stored query compiled and live. */
   isLive(index: string, id: string): boolean {
     return this.sets.get(index)?.has(id) ?? false;

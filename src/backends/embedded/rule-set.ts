@@ -5,15 +5,23 @@ import { RuleIndex, type CompiledRule } from '../../sigma/index.js';
 export class RuleSet {
   private readonly index = new RuleIndex<string>();
   private readonly rules = new Map<string, CompiledRule>();
+  /** Grows with every change, so derived data (such as an OpenSearch projection) knows when to rebuild. */
+  revision = 0;
 
   put(id: string, rule: CompiledRule): void {
     this.index.add(id, rule);
     this.rules.set(id, rule);
+    this.revision++;
   }
 
   remove(id: string): void {
     this.index.remove(id);
-    this.rules.delete(id);
+    if (this.rules.delete(id)) this.revision++;
+  }
+
+  /** The live compiled rules. */
+  compiled(): IterableIterator<CompiledRule> {
+    return this.rules.values();
   }
 
   /** The live compiled rule of a stored query (to explain a match). */

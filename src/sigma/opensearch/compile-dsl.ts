@@ -24,6 +24,9 @@ export interface DslOptions {
   /** Name of the numeric subfield (type `double`, `ignore_malformed`) every field compared by
    * `gt`/`gte`/`lt`/`lte` has; without it those comparisons are refused. */
   numericSubfield?: string;
+  /** The document field a rule's field is stored under (default: the same name), e.g. when the caller
+   * encodes dots so that `a` and `a.b` can both be keyword fields. Not applied to `keywordFields`. */
+  fieldName?: (field: string) => string;
 }
 
 export const DEFAULT_MAX_CLAUSES = 1024;
@@ -61,7 +64,8 @@ class DslCompiler {
   errors: string[] = [];
   constructor(private readonly options: DslOptions) {}
 
-  fieldTest(field: string, test: Test): Dsl {
+  /** The query for one field test: `name` is the rule's field (for messages), `field` the document field queried. */
+  fieldTest(name: string, test: Test, field = name): Dsl {
     switch (test.op) {
       case 'str': {
         const parts = normalize(test.parts);
@@ -87,7 +91,7 @@ class DslCompiler {
       case 're': {
         const r = toLuceneRegex(test.source, test);
         if (!r.ok) {
-          this.errors.push(`${field}: regex /${test.source}/: ${r.message}`);
+          this.errors.push(`${name}: regex /${test.source}/: ${r.message}`);
           return { match_none: {} };
         }
         return { regexp: { [field]: { value: r.source, flags: 'NONE', case_insensitive: r.caseInsensitive } } };
@@ -95,7 +99,7 @@ class DslCompiler {
       case 'cidr': {
         const sub = this.options.ipSubfield;
         if (!sub) {
-          this.errors.push(`${field}: cidr needs an ip-typed subfield of the field (ipSubfield)`);
+          this.errors.push(`${name}: cidr needs an ip-typed subfield of the field (ipSubfield)`);
           return { match_none: {} };
         }
         return { term: { [`${field}.${sub}`]: test.text } };
@@ -103,18 +107,22 @@ class DslCompiler {
       case 'cmp': {
         const sub = this.options.numericSubfield;
         if (!sub) {
-          this.errors.push(`${field}: ${test.cmp} needs a numeric subfield of the field (numericSubfield); on a keyword it would compare text`);
+          this.errors.push(`${name}: ${test.cmp} needs a numeric subfield of the field (numericSubfield); on a keyword it would compare text`);
           return { match_none: {} };
         }
         return { range: { [`${field}.${sub}`]: { [test.cmp]: test.n } } };
       }
       case 'time':
-        this.errors.push(`${field}: the ${test.part} modifier has no OpenSearch DSL equivalent`);
+        this.errors.push(`${name}: the ${test.part} modifier has no OpenSearch DSL equivalent`);
         return { match_none: {} };
       case 'fieldref':
-        this.errors.push(`${field}: fieldref needs a script query and is not compiled`);
+        this.errors.push(`${name}: fieldref needs a script query and is not compiled`);
         return { match_none: {} };
     }
+  }
+
+  private doc(field: string): string {
+    return this.options.fieldName ? this.options.fieldName(field) : field;
   }
 
   node(n: IRNode): Dsl {
@@ -132,9 +140,10 @@ class DslCompiler {
       case 'match': {
         if (n.test.op === 'null') {
           // null: "no non-null value" on at least one of the fields
-          return or((n.fields ?? []).map((f) => this.fieldTest(f, n.test)));
+          return or((n.fields ?? []).map((f) => this.fieldTest(f, n.test, this.doc(f))));
         }
-        const fields = n.fields ?? this.options.keywordFields;
+        if (n.fields) return or(n.fields.map((f) => this.fieldTest(f, n.test, this.doc(f))));
+        const fields = this.options.keywordFields;
         if (!fields || fields.length === 0) {
           this.errors.push('keyword search: configure keywordFields to compile keyword detections');
           return { match_none: {} };

@@ -1,0 +1,76 @@
+// The connection to the OpenSearch cluster: the official client configured from OPENSEARCH_* (basic
+// auth or an API key, TLS with a CA file), and one place that turns the client's failures into the
+// service's: the cluster unreachable, refusing our credentials or not ready → BackendUnavailableError (503), anything else an
+// error naming OpenSearch's reason.
+import { readFileSync } from 'node:fs';
+import { Client, errors } from '@opensearch-project/opensearch';
+import type { Config } from '../../config.js';
+import { BackendUnavailableError } from '../backend.js';
+
+/** How long one request to the cluster may take before the backend counts as unavailable. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+export function openSearchClient(settings: Config['opensearch']): Client {
+  if (!settings.url) throw new Error('OPENSEARCH_URL is not set');
+  const headers: Record<string, string> = {};
+  if (settings.apiKey) headers.authorization = `ApiKey ${settings.apiKey}`;
+  return new Client({
+    node: settings.url,
+    auth: settings.username ? { username: settings.username, password: settings.password ?? '' } : undefined,
+    ssl: settings.caFile ? { ca: readFileSync(settings.caFile) } : undefined,
+    headers,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    maxRetries: 1,
+  });
+}
+
+/** OpenSearch's own reason for a refused request, when it gave one. */
+export function reasonOf(error: unknown): string {
+  if (error instanceof errors.ResponseError) {
+    const body = error.meta.body as { error?: { reason?: string; type?: string; root_cause?: Array<{ reason?: string }> } | string } | undefined;
+    const e = body?.error;
+    if (typeof e === 'string') return e;
+    return e?.root_cause?.[0]?.reason ?? e?.reason ?? e?.type ?? error.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function statusOf(error: unknown): number | undefined {
+  return error instanceof errors.ResponseError ? error.meta.statusCode ?? undefined : undefined;
+}
+
+/** Answers that mean the cluster cannot serve us now: credentials refused, overloaded, not ready. */
+const UNAVAILABLE_STATUSES = new Set([401, 403, 429, 502, 503, 504]);
+
+/** One request to the cluster. `ndjson` is a `_bulk` body (lines without their final newline). */
+export interface ClusterRequest {
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE' | 'HEAD';
+  path: string;
+  body?: unknown;
+  ndjson?: string[];
+  query?: Record<string, string | number | boolean>;
+}
+
+/** Sends a request and answers its body; an unreachable or unready cluster becomes BackendUnavailableError. */
+export async function send<T>(client: Client, request: ClusterRequest): Promise<T> {
+  try {
+    const answer = await client.transport.request({
+      method: request.method,
+      path: request.path,
+      body: request.body as Record<string, unknown> | undefined,
+      bulkBody: request.ndjson,
+      querystring: request.query,
+    });
+    return answer.body as T;
+  } catch (error) {
+    if (
+      error instanceof errors.ConnectionError ||
+      error instanceof errors.TimeoutError ||
+      error instanceof errors.NoLivingConnectionsError ||
+      (error instanceof errors.ResponseError && UNAVAILABLE_STATUSES.has(error.meta.statusCode ?? 0))
+    ) {
+      throw new BackendUnavailableError();
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,146 @@
+// The OpenSearch search backend. The database stays the source of truth: stored queries are written to
+// its change log exactly as the embedded backend does (so every instance compiles them too, to explain
+// matches and to re-check history), and each one is also written as a percolator document in
+// svc-percolator-{pattern} on the cluster, whose percolation decides what matches. A rule whose detection
+// the DSL cannot express exactly is refused with the reason; a document the cluster holds but the
+// database does not (a rolled-back deploy) never reaches an alert, and reconciliation removes it.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Client } from '@opensearch-project/opensearch';
+import type { Config } from '../../config.js';
+import type { Database, Queryable } from '../../db/database.js';
+import { badRequest } from '../../http/errors.js';
+import type { Explanation } from '../../sigma/index.js';
+import { BackendUnavailableError, type SearchBackend, type StoredQuery } from '../backend.js';
+import { EmbeddedBackend } from '../embedded/embedded-backend.js';
+import { openSearchClient, send } from './client.js';
+import { EventProjection, fieldsOf, type FieldUse } from './document.js';
+import { inexpressible, percolatorDocumentOf } from './percolator-document.js';
+import { PercolatorIndices, type PercolatorDocument } from './percolator-index.js';
+import { reconcile, type ReconcileReport } from './reconcile.js';
+
+/** Events per percolate request. */
+const PERCOLATE_BATCH = 250;
+
+export class OpenSearchBackend implements SearchBackend {
+  readonly kind = 'opensearch' as const;
+  private readonly indices: PercolatorIndices;
+  /** Indices written since the last sync (refreshed there, so the next event sees the change). */
+  private readonly written = new Set<string>();
+  private readonly projections = new Map<string, { revision: number; projection: EventProjection }>();
+
+  private constructor(
+    readonly client: Client,
+    /** Put before every index name on the cluster. */
+    readonly indexPrefix: string,
+    private readonly local: EmbeddedBackend,
+    private log?: FastifyBaseLogger,
+  ) {
+    this.indices = new PercolatorIndices(client, indexPrefix);
+  }
+
+  static async open(db: Database, settings: Config['opensearch'], options: { log?: FastifyBaseLogger } = {}): Promise<OpenSearchBackend> {
+    const local = await EmbeddedBackend.open(db, { follow: true, log: options.log });
+    return new OpenSearchBackend(openSearchClient(settings), settings.indexPrefix, local, options.log);
+  }
+
+  attachLog(log: FastifyBaseLogger): void {
+    this.log = log;
+    this.local.attachLog(log);
+  }
+
+  /** Brings the cluster in line with the database in the background; logs what it fixed. */
+  reconcileInBackground(): void {
+    void this.reconcile()
+      .then((report) => this.log?.info({ reconcile: report }, 'percolator indices reconciled with the deployed rules'))
+      .catch((error: unknown) => this.log?.warn({ err: error }, 'reconciling the percolator indices failed; it runs again at the next start or on POST /api/rules/reconcile'));
+  }
+
+  async health(): Promise<boolean> {
+    try {
+      const answer = await send<{ status?: string }>(this.client, { method: 'GET', path: '/_cluster/health' });
+      return answer.status === 'green' || answer.status === 'yellow';
+    } catch {
+      return false;
+    }
+  }
+
+  async deploy(tx: Queryable, index: string, query: StoredQuery): Promise<void> {
+    await this.deployMany(tx, index, [query]);
+  }
+
+  /** Why this backend cannot hold a stored query (undefined: it can). */
+  refusal(query: StoredQuery): string | undefined {
+    const built = percolatorDocumentOf(query);
+    return built.ok ? undefined : inexpressible(built.reason);
+  }
+
+  async deployMany(tx: Queryable, index: string, queries: StoredQuery[]): Promise<void> {
+    if (queries.length === 0) return;
+    const docs: PercolatorDocument[] = [];
+    const fields = new Set<string>();
+    for (const query of queries) {
+      const built = percolatorDocumentOf(query);
+      if (!built.ok) throw badRequest(inexpressible(built.reason));
+      docs.push(built.doc);
+      for (const f of built.use.fields) fields.add(f);
+    }
+    await this.indices.ensureFields(index, fields);
+    await this.local.deployMany(tx, index, queries);
+    await this.indices.put(index, docs);
+    this.written.add(index);
+  }
+
+  async undeploy(tx: Queryable, index: string, id: string): Promise<void> {
+    await this.local.undeploy(tx, index, id);
+    await this.indices.remove(index, [id]);
+    this.written.add(index);
+  }
+
+  async sync(): Promise<void> {
+    await this.local.sync();
+    const indices = [...this.written];
+    this.written.clear();
+    await this.indices.refresh(indices);
+  }
+
+  async percolate(index: string, events: object[]): Promise<string[][]> {
+    const set = await this.local.ruleSet(index);
+    if (!set || set.size === 0) return events.map(() => []);
+    let cached = this.projections.get(index);
+    if (!cached || cached.revision !== set.revision) {
+      const use: FieldUse = { fields: new Set(), keywords: false };
+      for (const rule of set.compiled()) fieldsOf(rule.ir, use);
+      cached = { revision: set.revision, projection: new EventProjection(use) };
+      this.projections.set(index, cached);
+    }
+    const projection = cached.projection;
+    const out: string[][] = [];
+    for (let start = 0; start < events.length; start += PERCOLATE_BATCH) {
+      const docs = events.slice(start, start + PERCOLATE_BATCH).map((e) => projection.project(e));
+      const matches = await this.indices.percolate(index, docs);
+      // Only stored queries the database holds as deployed count (a rolled-back write may linger there).
+      for (const ids of matches) out.push(ids.filter((id) => set.has(id)));
+    }
+    return out;
+  }
+
+  explain(index: string, id: string, event: object): Explanation['matchedConditions'] {
+    return this.local.explain(index, id, event);
+  }
+
+  async hasStoredQuery(index: string, id: string): Promise<boolean> {
+    return this.local.hasStoredQuery(index, id);
+  }
+
+  /** Makes every percolator index hold exactly the deployed stored queries; reports what it changed. */
+  async reconcile(): Promise<ReconcileReport> {
+    if (!(await this.health())) throw new BackendUnavailableError();
+    await this.local.sync();
+    return reconcile(this.local, this.indices);
+  }
+
+  async close(): Promise<void> {
+    await this.local.close();
+    await this.client.close();
+  }
+}

@@ -1,0 +1,19 @@
+// A stored query as a percolator document: its detection compiled to the OpenSearch DSL for the layout of
+// document.ts, with the fields it reads; or the reason the DSL cannot express it exactly.
+import { compileDsl } from '../../sigma/index.js';
+import type { StoredQuery } from '../backend.js';
+import { compileStoredQuery } from '../embedded/stored-query-compiler.js';
+import { DSL_OPTIONS, fieldsOf, type FieldUse } from './document.js';
+import type { PercolatorDocument } from './percolator-index.js';
+
+/** The percolator document of a stored query with the fields it reads, or why the DSL cannot express it. */
+export function percolatorDocumentOf(query: StoredQuery): { ok: true; doc: PercolatorDocument; use: FieldUse } | { ok: false; reason: string } {
+  const compiled = query.compiled ? { ok: true as const, rule: query.compiled } : compileStoredQuery(query);
+  if (!compiled.ok) return { ok: false, reason: compiled.reason };
+  const dsl = compileDsl(compiled.rule.ir, DSL_OPTIONS);
+  if (!dsl.ok) return { ok: false, reason: dsl.errors.join('; ') };
+  return { ok: true, doc: { id: query.id, ruleId: query.ruleId, ruleVersion: query.ruleVersion, query: dsl.query }, use: fieldsOf(compiled.rule.ir) };
+}
+
+/** The 400 for a rule the OpenSearch DSL cannot express exactly. */
+export const inexpressible = (reason: string) => `Validation failed: the rule cannot be expressed as an OpenSearch query: ${reason}`;

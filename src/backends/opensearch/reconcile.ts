@@ -1,0 +1,55 @@
+// Reconciliation: the database says which stored queries are deployed; the percolator indices on the
+// cluster are made to hold exactly those, at their versions. Run at start and on demand
+// (POST /api/rules/reconcile); reports what it wrote and removed.
+import type { EmbeddedBackend } from '../embedded/embedded-backend.js';
+import type { PercolatorIndices, PercolatorDocument } from './percolator-index.js';
+import { percolatorDocumentOf } from './percolator-document.js';
+
+export interface ReconcileReport {
+  /** Stored queries written because the cluster lacked them. */
+  created: number;
+  /** Stored queries written again because the cluster held another version. */
+  updated: number;
+  /** Documents removed because no deployed rule has them. */
+  deleted: number;
+  /** Deployed stored queries the DSL cannot express (left out; their rules should be undeployed). */
+  refused: Array<{ index: string; id: string; reason: string }>;
+}
+
+export async function reconcile(local: EmbeddedBackend, indices: PercolatorIndices): Promise<ReconcileReport> {
+  const report: ReconcileReport = { created: 0, updated: 0, deleted: 0, refused: [] };
+  const deployed = await local.deployedQueries();
+  const names = new Set([...deployed.keys(), ...(await indices.names())]);
+  const touched: string[] = [];
+  for (const index of names) {
+    const wanted = deployed.get(index) ?? new Map<string, number>();
+    const held = await indices.list(index);
+    const docs: PercolatorDocument[] = [];
+    const fields = new Set<string>();
+    for (const [id, version] of wanted) {
+      const heldVersion = held.get(id);
+      if (heldVersion === version) continue;
+      const query = await local.storedQuery(index, id);
+      if (!query) continue;
+      const built = percolatorDocumentOf(query);
+      if (!built.ok) {
+        report.refused.push({ index, id, reason: built.reason });
+        continue;
+      }
+      docs.push(built.doc);
+      for (const f of built.use.fields) fields.add(f);
+      if (heldVersion === undefined) report.created++;
+      else report.updated++;
+    }
+    const extra = [...held.keys()].filter((id) => !wanted.has(id));
+    if (docs.length > 0) {
+      await indices.ensureFields(index, fields);
+      await indices.put(index, docs);
+    }
+    await indices.remove(index, extra);
+    report.deleted += extra.length;
+    if (docs.length > 0 || extra.length > 0) touched.push(index);
+  }
+  await indices.refresh(touched);
+  return report;
+}

@@ -1,0 +1,184 @@
+// The OpenSearch backend against a real node: the rule lifecycle writes, replaces and removes percolator
+// documents in svc-percolator-{pattern} (seen through OpenSearch's own API); ingest percolates every
+// event and raises the same alerts as the embedded backend, with every matching rule (more than the
+// default ten hits); a rule the DSL cannot express is refused with the reason; reconciliation repairs
+// what was changed behind the service's back; history is searched in svc-events-{pattern}; a cluster
+// that cannot be reached answers 503 and nothing acknowledged is lost.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DATABASE_KINDS, postgresUnavailable } from '../helpers/databases.js';
+import { openSearch, openSearchMissing, OPENSEARCH_TEST_URL, testIndices } from '../helpers/opensearch.js';
+import { loginAdmin, startService, type Client } from '../helpers/service.js';
+import { assertError, countRows, createPattern, createRule, equalsRule, ingest, sigma, type CreatedPattern, type Json } from '../rules/fixtures.js';
+
+const missing = await openSearchMissing();
+
+for (const kind of DATABASE_KINDS) {
+  describe(`OpenSearch backend [${kind}]`, { skip: missing ?? false }, async () => {
+    const pgMissing = kind === 'postgres' ? await postgresUnavailable() : null;
+    if (pgMissing) {
+      test(`skipped: ${pgMissing}`, { skip: pgMissing }, () => {});
+      return;
+    }
+    const indices = testIndices();
+    let service: Awaited<ReturnType<typeof startService>>;
+    let admin: Client;
+    let pattern: CreatedPattern;
+    const percolatorIndex = () => `${indices.prefix}svc-percolator-win`;
+    const stored = async (id: string) => openSearch<Json>('GET', `/${percolatorIndex()}/_doc/${id}`);
+
+    before(async () => {
+      service = await startService(kind, { SEARCH_BACKEND: 'opensearch', OPENSEARCH_URL: OPENSEARCH_TEST_URL, OPENSEARCH_INDEX_PREFIX: indices.prefix });
+      admin = await loginAdmin(service);
+      pattern = await createPattern(admin, { name: 'win', is_default: true });
+    });
+    after(async () => {
+      await service?.close();
+      await indices.deleteAll();
+    });
+
+    test('health reports the cluster', async () => {
+      const health = await admin.get('/api/health');
+      assert.equal(health.data.search_backend, 'ok', health.body);
+    });
+
+    test('deploy writes the percolator document; redeploy replaces it; undeploy and delete remove it', async () => {
+      const rule = await createRule(admin, { yaml_content: sigma(), deploy: true });
+      assert.equal(rule.status, 'deployed');
+      const doc = await stored(rule.percolator_id);
+      assert.equal(doc.status, 200, JSON.stringify(doc.body));
+      assert.equal(doc.body._source.rule_id, rule.id);
+      assert.equal(doc.body._source.rule_version, 1);
+      assert.ok(JSON.stringify(doc.body._source.query).includes('whoami.exe'));
+
+      const updated = await admin.put(`/api/rules/${rule.id}`, { yaml_content: sigma({ title: 'Whoami v2', detection: "  selection:\n    Image|endswith: '\\\\hostname.exe'\n  condition: selection" }) });
+      assert.equal(updated.statusCode, 200, updated.body);
+      const again = await stored(rule.percolator_id);
+      assert.equal(again.body._source.rule_version, 2);
+      assert.ok(JSON.stringify(again.body._source.query).includes('hostname.exe'));
+
+      assert.equal((await admin.post(`/api/rules/${rule.id}/undeploy`)).statusCode, 200);
+      assert.equal((await stored(rule.percolator_id)).status, 404);
+      assert.equal((await admin.post(`/api/rules/${rule.id}/deploy`)).statusCode, 200);
+      assert.equal((await stored(rule.percolator_id)).status, 200);
+      assert.equal((await admin.delete(`/api/rules/${rule.id}`)).statusCode, 204);
+      assert.equal((await stored(rule.percolator_id)).status, 404);
+    });
+
+    test('ingest percolates: one alert per matching rule, with the selection that held', async () => {
+      const rule = await createRule(admin, { yaml_content: equalsRule('Cmd by bob', 'User', 'bob', 'high'), deploy: true });
+      const response = await ingest(service, pattern, [
+        { '@timestamp': '2026-11-20T10:00:00Z', User: 'BOB', Image: 'C:\\cmd.exe' },
+        { '@timestamp': '2026-11-20T10:00:01Z', User: 'alice' },
+      ]);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.data.alerts_created, 1);
+      const [alert] = await service.db.query<Json>('SELECT * FROM alerts WHERE rule_id = $1', [rule.id]);
+      assert.equal(alert.event.User, 'BOB');
+      assert.deepEqual(alert.matched_conditions, [{ selection: { User: 'BOB' } }]);
+    });
+
+    test('every matching rule is returned, far beyond ten', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 25; i++) {
+        ids.push((await createRule(admin, { yaml_content: equalsRule(`Many ${i}`, 'Tag', 'many'), deploy: true })).id);
+      }
+      const events = Array.from({ length: 30 }, (_, i) => ({ '@timestamp': '2026-11-20T11:00:00Z', Tag: 'many', n: i }));
+      const response = await ingest(service, pattern, events);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.data.alerts_created, 25 * 30);
+      for (const id of ids) assert.equal((await admin.post(`/api/rules/${id}/undeploy`)).statusCode, 200);
+    });
+
+    test('cidr, numbers, wildcards, regexes, keywords and dotted fields behave as in the embedded matcher', async () => {
+      const cases: Array<[string, object, object]> = [
+        ["  selection:\n    SourceIp|cidr: '10.0.0.0/8'\n  condition: selection", { SourceIp: '10.2.3.4' }, { SourceIp: '11.2.3.4' }],
+        ['  selection:\n    Size|gte: 100\n  condition: selection', { Size: 150 }, { Size: 99 }],
+        ["  selection:\n    CommandLine|contains|all:\n      - '-enc'\n      - 'bypass'\n  condition: selection", { CommandLine: 'PowerShell -EncodedCommand x -ExecutionPolicy ByPass' }, { CommandLine: 'powershell -enc' }],
+        ["  selection:\n    Query|re: '^[a-z]+\\.evil\\.(com|net)$'\n  condition: selection", { Query: 'abc.evil.net' }, { Query: 'abc.evil.org' }],
+        ["  keywords:\n    - 'mimikatz'\n  condition: keywords", { Message: 'ran MIMIKATZ here', '@timestamp': '2026-11-20T12:00:00Z' }, { Message: 'nothing' }],
+        ["  selection:\n    user.name: 'root'\n    user: 'x'\n  condition: selection", { user: { name: 'root' } }, { 'user.name': 'rooty' }],
+        ['  selection:\n    Parent: null\n  condition: selection', { Other: 1 }, { Parent: 'x' }],
+      ];
+      for (const [n, [detection, hit, miss]] of cases.entries()) {
+        const rule = await createRule(admin, { yaml_content: sigma({ title: `Case ${n}`, detection }), deploy: true });
+        const answer = await ingest(service, pattern, [hit, miss]);
+        assert.equal(answer.statusCode, 200, answer.body);
+        assert.equal(await countRows(service, 'alerts WHERE rule_id = $1', [rule.id]), detection.includes('user: ') ? 0 : 1, detection);
+        await admin.post(`/api/rules/${rule.id}/undeploy`);
+      }
+    });
+
+    test('a rule the DSL cannot express is refused at deploy with the reason', async () => {
+      const created = await createRule(admin, { yaml_content: sigma({ title: 'Fieldref', detection: '  selection:\n    TargetUser|fieldref: SubjectUser\n  condition: selection' }) });
+      const deploy = await admin.post(`/api/rules/${created.id}/deploy`);
+      assertError(deploy, 400, /^Validation failed: the rule cannot be expressed as an OpenSearch query: TargetUser: fieldref/);
+      assert.equal((await stored(created.id)).status, 404);
+      assert.notEqual((await admin.get(`/api/rules/${created.id}`)).data.status, 'deployed');
+    });
+
+    test('reconcile restores a removed document and removes a stray one', async () => {
+      const rule = await createRule(admin, { yaml_content: equalsRule('Reconciled', 'User', 'eve'), deploy: true });
+      await openSearch('DELETE', `/${percolatorIndex()}/_doc/${rule.percolator_id}?refresh=true`);
+      await openSearch('PUT', `/${percolatorIndex()}/_doc/stray?refresh=true`, { query: { match_all: {} }, rule_id: 'stray', rule_version: 1 });
+      const report = await admin.post('/api/rules/reconcile');
+      assert.equal(report.statusCode, 200, report.body);
+      assert.equal(report.data.backend, 'opensearch');
+      assert.ok(report.data.created >= 1, report.body);
+      assert.ok(report.data.deleted >= 1, report.body);
+      assert.equal((await stored(rule.percolator_id)).status, 200);
+      assert.equal((await stored('stray')).status, 404);
+      const again = await admin.post('/api/rules/reconcile');
+      assert.deepEqual([again.data.created, again.data.updated, again.data.deleted], [0, 0, 0]);
+      assert.equal((await ingest(service, pattern, [{ '@timestamp': '2026-11-20T13:00:00Z', User: 'eve' }])).data.alerts_created, 1);
+    });
+
+    test('events are kept in svc-events-{pattern}, once each; the historical test searches there', async () => {
+      const hist = await createPattern(admin, { name: 'hist' });
+      const rule = await createRule(admin, { yaml_content: equalsRule('History', 'Action', 'history-probe'), index_pattern: 'hist' });
+      const now = Date.now();
+      const events = Array.from({ length: 12 }, (_, i) => ({ '@timestamp': new Date(now - i * 60_000).toISOString(), Action: i % 3 === 0 ? 'history-probe' : 'other', i }));
+      assert.equal((await ingest(service, hist, events)).statusCode, 200);
+      assert.equal((await ingest(service, hist, events)).statusCode, 200);
+      await openSearch('POST', `/${indices.prefix}svc-events-hist/_refresh`);
+      const count = await openSearch<Json>('POST', `/${indices.prefix}svc-events-hist/_count`, { query: { range: { event_time: { gte: new Date(now - 3_600_000).toISOString() } } } });
+      assert.equal(count.body.count, 12);
+      const historical = await admin.post(`/api/rules/${rule.id}/test/historical`, { time_range: '1h', limit: 10 });
+      assert.equal(historical.statusCode, 200, historical.body);
+      assert.equal(historical.data.matches, 4, historical.body);
+      assert.equal(historical.data.events_scanned, 12, historical.body);
+    });
+
+    test('import with deploy reports a rule the DSL cannot express, and deploys the others', async () => {
+      const yaml = [equalsRule('Importable', 'User', 'imp'), sigma({ title: 'Not expressible', detection: '  selection:\n    A|fieldref: B\n  condition: selection' })].join('---\n');
+      const response = await admin.post('/api/rules/import?deploy=true', yaml, { 'content-type': 'application/yaml' });
+      assert.ok([200, 201].includes(response.statusCode), response.body);
+      assert.equal(response.data.created, 1, response.body);
+      assert.equal(response.data.failed.length, 1);
+      assert.match(response.data.failed[0].error, /cannot be expressed as an OpenSearch query/);
+    });
+  });
+}
+
+describe('OpenSearch backend unreachable', { skip: missing ?? false }, () => {
+  let service: Awaited<ReturnType<typeof startService>>;
+  let admin: Client;
+  let pattern: CreatedPattern;
+  before(async () => {
+    service = await startService('pglite', { SEARCH_BACKEND: 'opensearch', OPENSEARCH_URL: 'http://127.0.0.1:1', OPENSEARCH_INDEX_PREFIX: 'unreachable-' });
+    admin = await loginAdmin(service);
+    pattern = await createPattern(admin, { name: 'win', is_default: true });
+  });
+  after(async () => service?.close());
+
+  test('health says unavailable; deploy and ingest answer 503 and store nothing', async () => {
+    assert.equal((await admin.get('/api/health')).data.search_backend, 'unavailable');
+    const rule = await createRule(admin, { yaml_content: sigma() });
+    assertError(await admin.post(`/api/rules/${rule.id}/deploy`), 503, 'Search backend connection failed');
+    assert.notEqual((await admin.get(`/api/rules/${rule.id}`)).data.status, 'deployed');
+    const answer = await ingest(service, pattern, [{ User: 'x' }]);
+    assert.equal(answer.statusCode, 503, answer.body);
+    assert.equal(await countRows(service, 'events', []), 0);
+    assertError(await admin.post('/api/rules/reconcile'), 503, 'Search backend connection failed');
+  });
+});
