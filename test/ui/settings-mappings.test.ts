@@ -81,6 +81,7 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
   const catalogue = () => page.getByRole('region', { name: 'Field catalogue' });
   const sigmaInput = (n: number) => page.getByLabel(`Sigma field of mapping ${n}`, { exact: true });
   const eventInput = (n: number) => page.getByLabel(`Event field of mapping ${n}`, { exact: true });
+  const mappingForm = () => page.getByRole('form', { name: 'Field mappings' });
   const fieldsNobodyMaps = () => page.getByRole('combobox', { name: /^Fields nobody maps/ });
 
   test('creates a pattern and ingests events with its token', async () => {
@@ -193,7 +194,7 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     // Removing a row and discarding brings the saved mappings back.
     await page.getByRole('button', { name: 'Remove mapping 1' }).click();
     assert.equal(await sigmaInput(2).count(), 0);
-    await page.getByRole('button', { name: 'Discard changes' }).click();
+    await mappingForm().getByRole('button', { name: 'Discard changes' }).click();
     assert.equal(await sigmaInput(2).inputValue(), 'Image');
 
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -237,6 +238,33 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     assert.deepEqual(stored.field_mappings.at(-1), { sigma_field: 'User', target_field: 'user.name' });
   });
 
+  test("changes the pattern's other settings without losing unsaved mapping edits", async () => {
+    await sigmaInput(1).fill('CommandLineText');
+    await page.getByText('Unsaved changes').waitFor();
+    const form = page.getByRole('form', { name: 'Settings of applogs' });
+    await form.getByLabel('Retention (days)').fill('30');
+    const hosts = form.getByLabel('Host fields');
+    await hosts.fill('agent.hostname\n' + (await hosts.inputValue()));
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await form.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
+    // The mapping being edited is still there, still unsaved.
+    assert.equal(await sigmaInput(1).inputValue(), 'CommandLineText');
+    await page.getByText('Unsaved changes').waitFor();
+    await checkPage('36-pattern-settings');
+    await mappingForm().getByRole('button', { name: 'Discard changes' }).click();
+    assert.equal(await sigmaInput(1).inputValue(), 'CommandLine');
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Field mappings of applogs' }).waitFor();
+    assert.equal(await form.getByLabel('Retention (days)').inputValue(), '30');
+    assert.match(await form.getByLabel('Host fields').inputValue(), /^agent\.hostname\nhost\.name\n/);
+    const id = page.url().split('/').pop()!;
+    const stored = (await page.evaluate(`fetch('/api/index_patterns/${id}').then((r) => r.json())`)) as { retention_days: number; entity_fields: { host: string[] }; field_mappings: unknown[] };
+    assert.equal(stored.retention_days, 30);
+    assert.equal(stored.entity_fields.host[0], 'agent.hostname');
+    assert.equal(stored.field_mappings.length, 3);
+  });
+
   test('a viewer reads the mappings and the catalogue but has no way to change them', async () => {
     await page.getByRole('link', { name: 'Users' }).click();
     const form = page.getByRole('form', { name: 'New user' });
@@ -259,6 +287,8 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     assert.equal(await page.getByRole('button', { name: /^Map a Sigma field/ }).count(), 0);
     assert.equal(await page.getByRole('textbox', { name: /of mapping/ }).count(), 0);
     assert.equal(await page.getByRole('combobox', { name: /^Preset/ }).isDisabled(), true);
-    await checkPage('36-field-mappings-viewer');
+    assert.equal(await page.getByLabel('Retention (days)').isDisabled(), true);
+    assert.equal(await page.getByRole('button', { name: 'Save settings' }).count(), 0);
+    await checkPage('37-field-mappings-viewer');
   });
 });

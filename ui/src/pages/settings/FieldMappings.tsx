@@ -1,8 +1,8 @@
 // Settings → one index pattern's field mappings: the preset it starts from (and what that preset
 // maps), what happens to fields nobody maps, its own Sigma field → event field rows, and beside them
-// the field catalogue of its events, from which a mapping is one click. Admins edit and save (the API
-// redeploys the pattern's deployed rules, or refuses the change when one of them would break); the
-// others read.
+// the field catalogue of its events, from which a mapping is one click; below, its other settings.
+// Admins edit and save (the API redeploys the pattern's deployed rules, or refuses the change when one
+// of them would break); the others read.
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ApiError, api, errorText, type FieldError } from '../../api';
 import { Link } from '../../router';
@@ -10,6 +10,7 @@ import type { FieldMapping, PatternSettings } from './types';
 import { FieldCatalogue } from './FieldCatalogue';
 import { MappingTable } from './MappingTable';
 import { Message, type Outcome } from './Message';
+import { PatternOptions } from './PatternOptions';
 import { PresetView } from './PresetView';
 import { guessSigmaField, newRow, placeErrors, prepare, rowsOf, sameMappings, type DraftRow, type RowErrors } from './mapping-draft';
 import { usePresets } from './usePresets';
@@ -246,6 +247,7 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
         </form>
         <FieldCatalogue patternId={pattern.id} mappedFrom={mappedFrom} onMap={admin ? mapCatalogueField : undefined} onFields={setCatalogueFields} />
       </div>
+      <PatternOptions pattern={pattern} admin={admin} onSaved={setPattern} />
     </div>
   );
 }

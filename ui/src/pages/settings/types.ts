@@ -12,7 +12,11 @@ export interface PatternSettings extends IndexPattern {
   field_mappings?: FieldMapping[];
   preset?: string | null;
   ingest_token_prefix?: string;
+  /** Where an alert's source IP, user and host are read: the first of these event fields with a value. */
+  entity_fields?: Record<EntityKind, string[]>;
 }
+
+export type EntityKind = 'source_ip' | 'user' | 'host';
 
 /** A field-mapping preset (`GET /api/field_mapping_presets`). */
 export interface FieldMappingPreset {
