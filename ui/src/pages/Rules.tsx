@@ -1,12 +1,15 @@
-// The rules list: filters, sorting and pages from the URL, bulk deploy/undeploy/delete, and import of
-// rule files (YAML, several documents, or a zip).
+// The rules list: filters (status, severity, tag, text), sorting and pages done by the server and kept in
+// the URL, so it stays fast with the whole SigmaHQ corpus imported; bulk deploy/undeploy/delete, and import
+// of rule files (YAML, several documents, or a zip).
 import { useEffect, useState, type ChangeEvent, type FormEvent } from 'react';
 import { api, errorText, query, type Page } from '../api';
 import { formatTime, SeverityBadge, StatusBadge } from '../format';
 import { Link, updateQuery, useLocation } from '../router';
 import { canTriage, isAdmin, useSession } from '../session';
 import { SEVERITIES, type Rule } from '../types';
-import { Pager } from './Alerts';
+import { PageNav } from '../components/PageNav';
+
+const PAGE_SIZES = [25, 50, 100];
 
 interface ImportAnswer {
   created: number;
@@ -24,26 +27,36 @@ export function RulesPage() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [reloads, setReloads] = useState(0);
   const [search, setSearch] = useState(params.get('q') ?? '');
+  const [tagText, setTagText] = useState(params.get('tag') ?? '');
+  const [loading, setLoading] = useState(true);
   const triage = canTriage(user);
 
   const status = params.get('status') ?? '';
   const severity = params.get('severity') ?? '';
   const sortBy = params.get('sort_by') ?? 'updated_at';
   const sortOrder = params.get('sort_order') ?? 'desc';
+  const tag = params.get('tag') ?? '';
+  const pageSize = PAGE_SIZES.includes(Number(params.get('page_size'))) ? Number(params.get('page_size')) : 50;
+
+  // The boxes follow the URL when it changes under them (Back, a shared link).
+  useEffect(() => setSearch(params.get('q') ?? ''), [params.get('q')]);
+  useEffect(() => setTagText(params.get('tag') ?? ''), [params.get('tag')]);
 
   useEffect(() => {
     let cancelled = false;
+    setLoading(true);
     api
       .get<Page<Rule>>(
         '/api/rules' +
-          query({ status, severity, search: params.get('q'), sort_by: sortBy, sort_order: sortOrder, page: params.get('page') ?? 1, page_size: 50 }),
+          query({ status, severity, tag, search: params.get('q'), sort_by: sortBy, sort_order: sortOrder, page: params.get('page') ?? 1, page_size: pageSize }),
       )
       .then((page) => {
         if (cancelled) return;
         setData(page);
         setError(null);
       })
-      .catch((e: unknown) => !cancelled && setError(errorText(e)));
+      .catch((e: unknown) => !cancelled && setError(errorText(e)))
+      .finally(() => !cancelled && setLoading(false));
     return () => {
       cancelled = true;
     };
@@ -124,7 +137,7 @@ export function RulesPage() {
         aria-label="Rule filters"
         onSubmit={(e: FormEvent) => {
           e.preventDefault();
-          updateQuery({ q: search.trim(), page: undefined });
+          updateQuery({ q: search.trim(), tag: tagText.trim(), page: undefined });
         }}
       >
         <label>
@@ -144,9 +157,21 @@ export function RulesPage() {
             ))}
           </select>
         </label>
+        <label>
+          Tag
+          <input value={tagText} maxLength={200} onChange={(e) => setTagText(e.target.value)} placeholder="attack.t1059" />
+        </label>
         <label className="grow">
           Search
-          <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="title or description" />
+          <input type="search" value={search} maxLength={200} onChange={(e) => setSearch(e.target.value)} placeholder="title, description, author or Sigma id" />
+        </label>
+        <label>
+          Per page
+          <select value={pageSize} onChange={(e) => updateQuery({ page_size: e.target.value === '50' ? undefined : e.target.value, page: undefined })}>
+            {PAGE_SIZES.map((n) => (
+              <option key={n}>{n}</option>
+            ))}
+          </select>
         </label>
         <button type="submit">Search</button>
       </form>
@@ -179,7 +204,7 @@ export function RulesPage() {
         </div>
       )}
 
-      <div className="table-wrap">
+      <div className="table-wrap" aria-busy={loading}>
         <table>
           <caption className="visually-hidden">Rules</caption>
           <thead>
@@ -242,7 +267,7 @@ export function RulesPage() {
         </table>
         {data && items.length === 0 && <p className="empty">No rules match. Create one or import rule files.</p>}
       </div>
-      {data && data.pages > 1 && <Pager page={data.page} pages={data.pages} />}
+      {data && data.pages > 1 && <PageNav page={data.page} pages={data.pages} label="Rule pages" />}
     </section>
   );
 }
