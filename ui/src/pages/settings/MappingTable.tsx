@@ -77,7 +77,7 @@ export function MappingTable({ rows, errors, editable, suggestions, focus, onCha
     <>
       <ListTable caption="Field mappings of this pattern" columns={['Sigma field', 'Event field', 'Actions']} className="mapping-table">
         {rows.map((row, i) => (
-          <tr key={row.key} className={errors[row.key] ? 'has-error' : undefined}>
+          <tr key={row.key} className={errors[row.key] ? 'mapping-error' : undefined}>
             <Cell row={row} part="sigma_field" n={i + 1} errors={errors} onChange={onChange} />
             <Cell row={row} part="target_field" n={i + 1} errors={errors} onChange={onChange} />
             <td>
