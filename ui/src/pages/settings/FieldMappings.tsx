@@ -117,10 +117,11 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
     });
     setOutcome(null);
   };
-  const add = (mapping?: FieldMapping, focus: keyof FieldMapping = 'sigma_field') => {
+  /** Adds a row and puts the focus in it (on `part`). */
+  const add = (mapping?: FieldMapping, part: keyof FieldMapping = 'sigma_field') => {
     const row = newRow(mapping);
     setRows((current) => [...current, row]);
-    setFocus({ key: row.key, part: focus });
+    setFocus({ key: row.key, part });
     setOutcome(null);
   };
   const remove = (key: number) => {
