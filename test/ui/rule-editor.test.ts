@@ -113,6 +113,8 @@ describe('rule editor in a browser', { skip: missing ?? false }, () => {
     assert.deepEqual(await markedLines(), [CONDITION_LINE]);
     assert.deepEqual(await highlightedLines(), [CONDITION_LINE]);
     assert.match((await page.locator('.yaml-line.has-error .yaml-inline-error').textContent())!, /All mapping items must start at the same column/);
+    // The character at the reported column (1) is underlined.
+    assert.equal(await page.locator('.yaml-line.has-error .yaml-error-at').count(), 1);
     assert.equal(await editor().getAttribute('aria-invalid'), 'true');
     const item = page.locator('#rule-check li').first();
     assert.match((await item.textContent())!, new RegExp(`^Line ${CONDITION_LINE}, column 1: All mapping items`));
@@ -164,6 +166,33 @@ describe('rule editor in a browser', { skip: missing ?? false }, () => {
     await page.keyboard.press('Tab');
     assert.notEqual(await page.evaluate('document.activeElement.id'), 'rule-yaml');
     await page.getByText('Valid Sigma rule').waitFor();
+  });
+
+  test('a long rule (3,000 values) is highlighted and checked; its problem list scrolls the editor to the line', async () => {
+    const values = Array.from({ length: 3000 }, (_, i) => `      - 'C:\\Tools\\tool-${i}.exe'`).join('\n');
+    const long = RULE.replace("    Image|endswith: '\\powershell.exe'", `    Image|endswith:\n${values}`);
+    // Set as a paste would set it (typing 100 kB through the page's insertText is slow in any textarea).
+    await page.evaluate(`(() => {
+      const el = document.getElementById('rule-yaml');
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(el, ${JSON.stringify(long)});
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    })()`);
+    await page.getByText('Valid Sigma rule').waitFor();
+    await waitUntil(page, `!document.querySelector('.yaml-editor.stale') && document.querySelectorAll('.yaml-highlight .yaml-line').length === ${long.split('\n').length}`);
+    const condition = long.split('\n').findIndex((l) => l.startsWith('  condition:')) + 1;
+    assert.ok(condition > 3000);
+    // A key typed at the end: the copy catches up and the problem is placed at its line.
+    await caretAtLine(condition);
+    await page.keyboard.type(' ');
+    await waitUntil(page, `document.querySelectorAll('.yaml-gutter-line.has-error').length > 0 && !document.querySelector('.yaml-editor.stale')`, 10_000);
+    assert.deepEqual(await markedLines(), [condition]);
+    await page.evaluate(`document.querySelector('.yaml-editor').scrollTop = 0`);
+    await page.getByRole('button', { name: `Line ${condition}, column 1` }).click();
+    assert.ok(((await page.evaluate(`document.querySelector('.yaml-editor').scrollTop`)) as number) > 1000, 'the editor scrolled to the line');
+    assert.equal(await page.evaluate('document.activeElement.id'), 'rule-yaml');
+    await page.keyboard.press('Delete');
+    await page.getByText('Valid Sigma rule').waitFor();
+    assert.deepEqual(await markedLines(), []);
   });
 
   test('the editor in the dark theme, with an error, passes the same checks', async () => {

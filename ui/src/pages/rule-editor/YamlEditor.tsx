@@ -4,7 +4,9 @@
 // problem get a gutter marker, a highlight and the message at the end of the line; no inline style
 // anywhere (the Content-Security-Policy allows none), only CSS classes.
 import { useImperativeHandle, useMemo, useRef, type KeyboardEvent, type Ref } from 'react';
+import { Gutter, Highlight } from './YamlLines';
 import { highlightLines } from './yaml-tokens';
+import { useSettledText } from './useSettledText';
 import type { Problem } from './yaml-problems';
 import './yaml-editor.css';
 
@@ -39,7 +41,9 @@ export function YamlEditor({ id, value, onChange, readOnly, invalid, problems, d
   const gutter = useRef<HTMLDivElement>(null);
   // After Escape, Tab leaves the editor instead of indenting (so the keyboard is never trapped).
   const escaped = useRef(false);
-  const lines = useMemo(() => highlightLines(value), [value]);
+  // A long text is highlighted once the typing rests (the textarea shows its own text until then).
+  const source = useSettledText(value);
+  const lines = useMemo(() => highlightLines(source), [source]);
   const byLine = useMemo(() => {
     const map = new Map<number, Problem[]>();
     for (const p of problems) if (p.line !== null) map.set(p.line, [...(map.get(p.line) ?? []), p]);
@@ -90,38 +94,10 @@ export function YamlEditor({ id, value, onChange, readOnly, invalid, problems, d
   };
 
   return (
-    <div className={`yaml-editor${invalid ? ' invalid' : ''}${readOnly ? ' readonly' : ''}`}>
-      <div className="yaml-gutter" ref={gutter} aria-hidden="true">
-        {lines.map((_, i) => {
-          const here = byLine.get(i + 1);
-          return (
-            <div key={i} data-line={i + 1} className={here ? 'yaml-gutter-line has-error' : 'yaml-gutter-line'} title={here?.map((p) => p.message).join('\n')}>
-              {here && <span className="yaml-marker">!</span>}
-              {i + 1}
-            </div>
-          );
-        })}
-      </div>
+    <div className={`yaml-editor${invalid ? ' invalid' : ''}${readOnly ? ' readonly' : ''}${source !== value ? ' stale' : ''}`}>
+      <Gutter count={lines.length} byLine={byLine} gutterRef={gutter} />
       <div className="yaml-body">
-        <pre className="yaml-highlight" aria-hidden="true">
-          {lines.map((pieces, i) => {
-            const here = byLine.get(i + 1);
-            return (
-              <div key={i} className={here ? 'yaml-line has-error' : 'yaml-line'}>
-                {pieces.map((piece, j) =>
-                  piece.cls ? (
-                    <span key={j} className={`y-${piece.cls}`}>
-                      {piece.text}
-                    </span>
-                  ) : (
-                    piece.text
-                  ),
-                )}
-                {here && <span className="yaml-inline-error">{here.map((p) => p.message).join(' · ')}</span>}
-              </div>
-            );
-          })}
-        </pre>
+        <Highlight lines={lines} byLine={byLine} />
         <textarea
           id={id}
           ref={area}

@@ -4,6 +4,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { api, ApiError, type FieldError } from '../../api';
 import type { TestResult } from '../../types';
+import { useSettledText } from './useSettledText';
 import { lineOfField, parseLocally, placeInMessage, type Problem } from './yaml-problems';
 
 /** What the server said about a text. */
@@ -22,7 +23,9 @@ export interface RuleCheck {
 export const CHECK_DELAY_MS = 500;
 
 export function useRuleCheck(yaml: string, enabled: boolean): { check: RuleCheck; setServerCheck(check: ServerCheck): void } {
-  const local = useMemo(() => parseLocally(yaml), [yaml]);
+  // The local parse of a long rule (tens of milliseconds) waits for the typing to rest.
+  const parsed = useSettledText(yaml);
+  const local = useMemo(() => parseLocally(parsed), [parsed]);
   const [server, setServer] = useState<ServerCheck>({ state: 'idle' });
   const sequence = useRef(0);
 
