@@ -195,6 +195,35 @@ describe('rule editor in a browser', { skip: missing ?? false }, () => {
     assert.deepEqual(await markedLines(), []);
   });
 
+  test('a rule with more versions than a page lists them 50 at a time, newest first', async () => {
+    await editor().fill(RULE);
+    await page.getByText('Valid Sigma rule').waitFor();
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('heading', { name: 'Encoded PowerShell' }).waitFor();
+    const id = page.url().split('/').pop()!;
+    // 51 more versions through the API, with the page's own session.
+    const saved = await page.evaluate(`(async () => {
+      const { csrf_token } = await (await fetch('/api/auth/csrf')).json();
+      let ok = 0;
+      for (let i = 1; i <= 51; i++) {
+        const res = await fetch('/api/rules/${id}', { method: 'PUT', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf_token },
+          body: JSON.stringify({ yaml_content: ${JSON.stringify(RULE)}.replace('status: test', 'status: test\\ndescription: edit ' + i) }) });
+        if (res.ok) ok++;
+      }
+      return ok;
+    })()`);
+    assert.equal(saved, 51);
+    await page.reload();
+    await page.getByRole('tab', { name: 'History' }).click();
+    await page.getByText(/^v52 /).waitFor();
+    assert.equal(await page.locator('ol.versions > li').count(), 50);
+    await page.getByRole('button', { name: 'Show older versions (2 more)' }).click();
+    await page.getByText(/^v1 /).waitFor();
+    assert.equal(await page.locator('ol.versions > li').count(), 52);
+    assert.equal(await page.getByRole('button', { name: /Show older versions/ }).count(), 0);
+    await page.goto(server.url + '/rules/new');
+  });
+
   test('the editor in the dark theme, with an error, passes the same checks', async () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     await editor().fill(RULE.replace('  condition:', '   condition:'));

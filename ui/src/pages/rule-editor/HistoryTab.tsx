@@ -1,5 +1,5 @@
 // The rule's History tab: its versions with their YAML, what changed since each (a line diff against the
-// current version), and rollback to one (saved as a new version).
+// current version), and rollback to one (saved as a new version). Newest first, 50 at a time.
 import { useEffect, useState } from 'react';
 import { api, errorText, type Page } from '../../api';
 import { LineDiff } from '../../components/LineDiff';
@@ -11,11 +11,18 @@ export function HistoryTab({ rule, canRollback, onRolledBack }: { rule: Rule; ca
   const [shown, setShown] = useState<number | null>(null);
   const [diffed, setDiffed] = useState<number | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  useEffect(() => {
+  const [more, setMore] = useState<{ page: number; pages: number; total: number }>({ page: 0, pages: 0, total: 0 });
+  const load = (page: number) =>
     api
-      .get<Page<RuleVersion>>(`/api/rules/${rule.id}/versions?page_size=100`)
-      .then((p) => setVersions(p.items))
+      .get<Page<RuleVersion>>(`/api/rules/${rule.id}/versions?page_size=50&page=${page}`)
+      .then((p) => {
+        setVersions((shown) => (page === 1 ? p.items : [...shown, ...p.items.filter((v) => !shown.some((s) => s.version === v.version))]));
+        setMore({ page: p.page, pages: p.pages, total: p.total });
+      })
       .catch((e: unknown) => setMessage(errorText(e)));
+  useEffect(() => {
+    void load(1);
+    // Reloaded from the newest when the rule gets a new version.
   }, [rule.id, rule.version]);
   const rollback = async (version: number) => {
     try {
@@ -58,6 +65,11 @@ export function HistoryTab({ rule, canRollback, onRolledBack }: { rule: Rule; ca
         ))}
       </ol>
       {versions.length === 0 && <p className="muted">No earlier versions.</p>}
+      {more.page < more.pages && (
+        <button type="button" className="secondary" onClick={() => void load(more.page + 1)}>
+          Show older versions ({(more.total - versions.length).toLocaleString()} more)
+        </button>
+      )}
     </div>
   );
 }
