@@ -195,7 +195,7 @@ describe('rule editor in a browser', { skip: missing ?? false }, () => {
     assert.deepEqual(await markedLines(), []);
   });
 
-  test('a rule with more versions than a page lists them 50 at a time, newest first', async () => {
+  test('a rule with more versions or exceptions than a page lists them 50 at a time', async () => {
     await editor().fill(RULE);
     await page.getByText('Valid Sigma rule').waitFor();
     await page.getByRole('button', { name: 'Create', exact: true }).click();
@@ -221,6 +221,28 @@ describe('rule editor in a browser', { skip: missing ?? false }, () => {
     await page.getByText(/^v1 /).waitFor();
     assert.equal(await page.locator('ol.versions > li').count(), 52);
     assert.equal(await page.getByRole('button', { name: /Show older versions/ }).count(), 0);
+
+    // Exceptions: 51 of them are two pages of the Exceptions tab.
+    const created = await page.evaluate(`(async () => {
+      const { csrf_token } = await (await fetch('/api/auth/csrf')).json();
+      let ok = 0;
+      for (let i = 1; i <= 51; i++) {
+        const res = await fetch('/api/rules/${id}/exceptions', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf_token },
+          body: JSON.stringify({ field: 'User', operator: 'equals', value: 'user-' + i, reason: 'known account ' + i }) });
+        if (res.ok) ok++;
+      }
+      return ok;
+    })()`);
+    assert.equal(created, 51);
+    await page.getByRole('tab', { name: 'Exceptions' }).click();
+    await page.getByRole('cell', { name: 'user-50', exact: true }).waitFor();
+    assert.equal(await page.locator('[role="tabpanel"] tbody tr').count(), 50);
+    await page.getByRole('navigation', { name: 'Exception pages' }).getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('cell', { name: 'user-51', exact: true }).waitFor();
+    assert.equal(await page.locator('[role="tabpanel"] tbody tr').count(), 1);
+    await page.getByRole('button', { name: 'Delete' }).last().click();
+    await page.getByRole('cell', { name: 'user-50', exact: true }).waitFor();
+    await checkPage('24-rule-exceptions-paged');
     await page.goto(server.url + '/rules/new');
   });
 

@@ -1,5 +1,5 @@
 // The rule's Exceptions tab: the exceptions of the rule, enabled or disabled, and deleted from here (they
-// are created from a field of an alert's event).
+// are created from a field of an alert's event). Oldest first, 50 to a page.
 import { useCallback, useEffect, useState } from 'react';
 import { api, errorText, type Page } from '../../api';
 import type { Rule, RuleException } from '../../types';
@@ -7,12 +7,19 @@ import type { Rule, RuleException } from '../../types';
 export function ExceptionsTab({ rule, canEdit }: { rule: Rule; canEdit: boolean }) {
   const [items, setItems] = useState<RuleException[]>([]);
   const [message, setMessage] = useState<string | null>(null);
+  const [page, setPage] = useState(1);
+  const [pages, setPages] = useState(1);
   const load = useCallback(() => {
     api
-      .get<Page<RuleException> | RuleException[]>(`/api/rules/${rule.id}/exceptions?page_size=100`)
-      .then((p) => setItems(Array.isArray(p) ? p : p.items))
+      .get<Page<RuleException>>(`/api/rules/${rule.id}/exceptions?page_size=50&page=${page}`)
+      .then((p) => {
+        setItems(p.items);
+        setPages(Math.max(p.pages, 1));
+        // The last page emptied by a delete: show the one before.
+        if (p.items.length === 0 && page > 1) setPage(page - 1);
+      })
       .catch((e: unknown) => setMessage(errorText(e)));
-  }, [rule.id]);
+  }, [rule.id, page]);
   useEffect(load, [load]);
   const toggle = async (e: RuleException) => {
     try {
@@ -72,6 +79,19 @@ export function ExceptionsTab({ rule, canEdit }: { rule: Rule; canEdit: boolean 
         </tbody>
       </table>
       {items.length === 0 && <p className="muted">No exceptions.</p>}
+      {pages > 1 && (
+        <nav className="pager" aria-label="Exception pages">
+          <button type="button" className="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            Previous
+          </button>
+          <span>
+            Page {page} of {pages}
+          </span>
+          <button type="button" className="secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+            Next
+          </button>
+        </nav>
+      )}
     </div>
   );
 }
