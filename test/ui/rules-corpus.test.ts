@@ -164,5 +164,11 @@ describe('rules page with the SigmaHQ corpus', { skip: missing ?? false }, () =>
 
     state = await timed('100 per page', async () => void (await page.getByLabel('Per page').selectOption('100')), (t) => t.url.includes('page_size=100') && t.rows === 100);
     await checkPage('31-rules-corpus-sorted');
+
+    // A shared link past the end says so, and Last goes back to the end.
+    await page.goto(server.url + '/rules?page=999');
+    await page.getByText(`Page 999 is past the last page (${pages}).`).waitFor();
+    state = await timed('last page from past the end', () => page.getByRole('button', { name: 'Last' }).click(), (t) => t.url.includes(`page=${pages}`) && t.rows > 0);
+    assert.equal(state.rows, imported - (pages - 1) * 50);
   });
 });

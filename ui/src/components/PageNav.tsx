@@ -22,7 +22,7 @@ export function PageNav({ page, pages, label = 'Pages' }: { page: number; pages:
       <button type="button" className="secondary" disabled={page <= 1} onClick={() => go(1)}>
         First
       </button>
-      <button type="button" className="secondary" disabled={page <= 1} onClick={() => go(page - 1)}>
+      <button type="button" className="secondary" disabled={page <= 1} onClick={() => go(Math.min(page - 1, pages))}>
         Previous
       </button>
       <form onSubmit={submit} className="pager-jump">
@@ -38,7 +38,7 @@ export function PageNav({ page, pages, label = 'Pages' }: { page: number; pages:
       <button type="button" className="secondary" disabled={page >= pages} onClick={() => go(page + 1)}>
         Next
       </button>
-      <button type="button" className="secondary" disabled={page >= pages} onClick={() => go(pages)}>
+      <button type="button" className="secondary" disabled={page === pages} onClick={() => go(pages)}>
         Last
       </button>
     </nav>

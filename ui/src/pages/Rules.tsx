@@ -265,9 +265,11 @@ export function RulesPage() {
             ))}
           </tbody>
         </table>
-        {data && items.length === 0 && <p className="empty">No rules match. Create one or import rule files.</p>}
+        {data && items.length === 0 && (
+          <p className="empty">{data.total > 0 ? `Page ${data.page} is past the last page (${data.pages}).` : 'No rules match. Create one or import rule files.'}</p>
+        )}
       </div>
-      {data && data.pages > 1 && <PageNav page={data.page} pages={data.pages} label="Rule pages" />}
+      {data && (data.pages > 1 || data.page > 1) && <PageNav page={data.page} pages={Math.max(data.pages, 1)} label="Rule pages" />}
     </section>
   );
 }
