@@ -32,6 +32,7 @@ describe('rule editor in a browser', { skip: missing ?? false }, () => {
   let browser: Browser;
   let page: Page;
   let problems: PageProblems;
+  let savedRuleId = '';
 
   before(async () => {
     server = await startServer();
@@ -201,6 +202,7 @@ describe('rule editor in a browser', { skip: missing ?? false }, () => {
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('heading', { name: 'Encoded PowerShell' }).waitFor();
     const id = page.url().split('/').pop()!;
+    savedRuleId = id;
     // 51 more versions through the API, with the page's own session.
     const saved = await page.evaluate(`(async () => {
       const { csrf_token } = await (await fetch('/api/auth/csrf')).json();
@@ -253,5 +255,32 @@ describe('rule editor in a browser', { skip: missing ?? false }, () => {
     assert.deepEqual(await markedLines(), [CONDITION_LINE]);
     await checkPage('23-rule-editor-dark');
     await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  test('a viewer reads the rule highlighted, without editing, checking or a trapped Tab', async () => {
+    const made = await page.evaluate(`(async () => {
+      const { csrf_token } = await (await fetch('/api/auth/csrf')).json();
+      const res = await fetch('/api/users', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf_token },
+        body: JSON.stringify({ username: 'reader', password: 'reader-password-123', role: 'viewer' }) });
+      return res.status;
+    })()`);
+    assert.equal(made, 201);
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByLabel('Username').fill('reader');
+    await page.getByLabel('Password').fill('reader-password-123');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Alerts' }).waitFor();
+    await page.goto(`${server.url}/rules/${savedRuleId}`);
+    await page.getByRole('heading', { name: 'Encoded PowerShell' }).waitFor();
+    assert.equal(await editor().getAttribute('readonly'), '');
+    assert.ok((await page.locator('.yaml-highlight .y-key').count()) > 5);
+    assert.equal(await page.getByRole('button', { name: 'Save', exact: true }).count(), 0);
+    await editor().focus();
+    await page.keyboard.press('Tab');
+    assert.notEqual(await page.evaluate('document.activeElement.id'), 'rule-yaml');
+    // Past the check's half second after the last change: no check was asked for.
+    await page.waitForTimeout(1_000);
+    assert.equal(await page.evaluate(`performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/api/rules/test')).length`), 0);
+    await checkPage('25-rule-viewer');
   });
 });
