@@ -11,6 +11,7 @@ import { sql as apiKeys } from './009-api-keys.js';
 import { sql as twoFactor } from './010-two-factor.js';
 import { sql as sso } from './011-sso.js';
 import { sql as canonicalEventHash } from './012-canonical-event-hash.js';
+import { sql as alertStatusSeverityIndex } from './013-alert-status-severity-index.js';
 
 export interface Migration {
   version: number;
@@ -31,4 +32,5 @@ export const migrations: Migration[] = [
   { version: 10, name: 'two factor', sql: twoFactor },
   { version: 11, name: 'single sign-on', sql: sso },
   { version: 12, name: 'canonical event hash', sql: canonicalEventHash },
+  { version: 13, name: 'alert status severity index', sql: alertStatusSeverityIndex },
 ];
