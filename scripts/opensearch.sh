@@ -5,7 +5,7 @@
 #   OPENSEARCH_HTTP_PORT       HTTP port on 127.0.0.1 (default 9200)
 #   OPENSEARCH_TRANSPORT_PORT  transport port or range on 127.0.0.1 (default 9300-9399)
 #   OPENSEARCH_DATA            data folder (default data/opensearch in the repository)
-#   OPENSEARCH_JAVA_OPTS       JVM options (default -Xms512m -Xmx512m)
+#   OPENSEARCH_JAVA_OPTS       JVM options (default -Xms1g -Xmx2g)
 # Arguments -Ekey=value add node settings (e.g. -Eindices.query.bool.max_clause_count=2048).
 # `scripts/opensearch.sh --build` only builds. The node is ready when GET /_cluster/health answers.
 set -euo pipefail
@@ -43,7 +43,7 @@ if [ "${1:-}" = --build ]; then exit 0; fi
 export OPENSEARCH_DATA="${OPENSEARCH_DATA:-$PWD/data/opensearch}"
 mkdir -p "$OPENSEARCH_DATA/tmp"
 # shellcheck disable=SC2086 # the options are words on purpose
-exec java ${OPENSEARCH_JAVA_OPTS:--Xms512m -Xmx512m} \
+exec java ${OPENSEARCH_JAVA_OPTS:--Xms1g -Xmx2g} \
   -XX:+ExitOnOutOfMemoryError -Dfile.encoding=UTF-8 -Djava.locale.providers=SPI,COMPAT \
   -Djna.nosys=true -Dio.netty.noUnsafe=true -Dio.netty.recycler.maxCapacityPerThread=0 \
   -Djava.io.tmpdir="$OPENSEARCH_DATA/tmp" \

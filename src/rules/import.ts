@@ -122,7 +122,8 @@ export async function importRules(
           ids.push(one.id);
           stored++;
         } catch (single) {
-          failBatch([one], single instanceof BackendUnavailableError || single instanceof PatternChangedError ? single.message : NOT_STORED);
+          const why = single instanceof HttpError ? single.detail : single instanceof BackendUnavailableError || single instanceof PatternChangedError ? single.message : NOT_STORED;
+          failBatch([one], why);
         }
       }
       if (stored === 0) refused = error;

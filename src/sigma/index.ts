@@ -37,4 +37,5 @@ export type { Dsl, DslOptions, DslResult } from './opensearch/compile-dsl.js';
 export { flattenWindowsEvent, isEvtxDump } from './windows-event.js';
 export { EventTooDeepError, MAX_EVENT_DEPTH, nestedTooDeep } from './event-depth.js';
 export { eachLeaf, makeAccessor } from './compile/field-access.js';
+export { foldCase } from './case-fold.js';
 export type { Accessor } from './compile/field-access.js';

@@ -47,15 +47,15 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(rule.status, 'deployed');
       const doc = await stored(rule.percolator_id);
       assert.equal(doc.status, 200, JSON.stringify(doc.body));
-      assert.equal(doc.body._source.rule_id, rule.id);
-      assert.equal(doc.body._source.rule_version, 1);
-      assert.ok(JSON.stringify(doc.body._source.query).includes('whoami.exe'));
+      assert.equal(doc.body._source['%rule_id'], rule.id);
+      assert.equal(doc.body._source['%rule_version'], 1);
+      assert.ok(JSON.stringify(doc.body._source['%query']).includes('whoami.exe'));
 
       const updated = await admin.put(`/api/rules/${rule.id}`, { yaml_content: sigma({ title: 'Whoami v2', detection: "  selection:\n    Image|endswith: '\\\\hostname.exe'\n  condition: selection" }) });
       assert.equal(updated.statusCode, 200, updated.body);
       const again = await stored(rule.percolator_id);
-      assert.equal(again.body._source.rule_version, 2);
-      assert.ok(JSON.stringify(again.body._source.query).includes('hostname.exe'));
+      assert.equal(again.body._source['%rule_version'], 2);
+      assert.ok(JSON.stringify(again.body._source['%query']).includes('hostname.exe'));
 
       assert.equal((await admin.post(`/api/rules/${rule.id}/undeploy`)).statusCode, 200);
       assert.equal((await stored(rule.percolator_id)).status, 404);
@@ -120,7 +120,7 @@ for (const kind of DATABASE_KINDS) {
     test('reconcile restores a removed document and removes a stray one', async () => {
       const rule = await createRule(admin, { yaml_content: equalsRule('Reconciled', 'User', 'eve'), deploy: true });
       await openSearch('DELETE', `/${percolatorIndex()}/_doc/${rule.percolator_id}?refresh=true`);
-      await openSearch('PUT', `/${percolatorIndex()}/_doc/stray?refresh=true`, { query: { match_all: {} }, rule_id: 'stray', rule_version: 1 });
+      await openSearch('PUT', `/${percolatorIndex()}/_doc/stray?refresh=true`, { '%query': { match_all: {} }, '%rule_id': 'stray', '%rule_version': 1 });
       const report = await admin.post('/api/rules/reconcile');
       assert.equal(report.statusCode, 200, report.body);
       assert.equal(report.data.backend, 'opensearch');

@@ -37,6 +37,11 @@ export class RuleSet {
     return this.index.size;
   }
 
+  /** Ids of the rules that may match `event` (a superset of those that do), from the candidate index. */
+  candidates(event: object): string[] {
+    return this.index.candidates(event);
+  }
+
   match(event: object): string[] {
     return this.index.match(event);
   }

@@ -4,15 +4,26 @@
 // for numeric comparisons. An event is percolated as its projection onto those fields: the values read
 // with the same accessors as the embedded matcher (flat or nested keys, arrays fanned out), scalars only,
 // so an event can never clash with the mapping; field-less (keyword) searches read one more field that
-// holds every scalar value of the event.
-import { eachLeaf, makeAccessor, type Accessor, type DslOptions, type IRNode } from '../../sigma/index.js';
+// holds every scalar value of the event. A field compared case-insensitively also has a folded twin
+// (`<field>%f`) holding its values case-folded by the matcher's own fold, compared case-sensitively:
+// OpenSearch's `case_insensitive` folds ASCII letters only, and its automata cost far more to build.
+import { eachLeaf, foldCase, makeAccessor, type Accessor, type DslOptions, type IRNode } from '../../sigma/index.js';
 
 export const IP_SUBFIELD = 'ip';
 export const NUMERIC_SUBFIELD = 'num';
+// The service's own fields start with `%` followed by a letter, which no escaped rule field can (every
+// `%` of a rule field becomes `%25`), so a rule field named `query` or `rule_id` never clashes with them.
 /** The field holding every scalar value of an event, for keyword (field-less) searches. */
 export const KEYWORDS_FIELD = '%keywords';
+/** The percolator field (the rule's query) of a stored query document. */
+export const QUERY_FIELD = '%query';
+export const RULE_ID_FIELD = '%rule_id';
+export const RULE_VERSION_FIELD = '%rule_version';
 /** Values kept per field of one event (an event with more is cut there; see docs/opensearch.md). */
 const MAX_VALUES_PER_FIELD = 1_000;
+
+/** The twin of a document field holding its values case-folded. */
+export const foldedField = (docField: string) => `${docField}%f`;
 
 /** The document field a rule field is stored under. */
 export function documentField(field: string): string {
@@ -26,6 +37,8 @@ export const DSL_OPTIONS: DslOptions = {
   ipSubfield: IP_SUBFIELD,
   numericSubfield: NUMERIC_SUBFIELD,
   fieldName: documentField,
+  foldedField,
+  fold: foldCase,
 };
 
 /** The mapping of one rule field. */
@@ -39,13 +52,31 @@ export function fieldMapping(): Record<string, unknown> {
   };
 }
 
-/** The fields a detection reads, and whether it searches keywords (values of any field). */
+const FOLDED_MAPPING = { type: 'keyword' };
+
+/**
+ * The fields a detection reads (rule field names), those it compares case-insensitively, and whether it
+ * searches keywords (values of any field), case-insensitively or not.
+ */
 export interface FieldUse {
   fields: Set<string>;
+  folded: Set<string>;
   keywords: boolean;
+  keywordsFolded: boolean;
 }
 
-export function fieldsOf(ir: IRNode, into: FieldUse = { fields: new Set(), keywords: false }): FieldUse {
+export const noFieldUse = (): FieldUse => ({ fields: new Set(), folded: new Set(), keywords: false, keywordsFolded: false });
+
+/** The document fields a use needs, with their mappings. */
+export function mappingsOf(use: FieldUse): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>();
+  for (const f of use.fields) out.set(documentField(f), fieldMapping());
+  for (const f of use.folded) out.set(foldedField(documentField(f)), FOLDED_MAPPING);
+  if (use.keywordsFolded) out.set(foldedField(KEYWORDS_FIELD), FOLDED_MAPPING);
+  return out;
+}
+
+export function fieldsOf(ir: IRNode, into: FieldUse = noFieldUse()): FieldUse {
   switch (ir.t) {
     case 'const':
       break;
@@ -57,45 +88,68 @@ export function fieldsOf(ir: IRNode, into: FieldUse = { fields: new Set(), keywo
     case 'sel':
       fieldsOf(ir.of, into);
       break;
-    case 'match':
-      if (ir.fields) for (const f of ir.fields) into.fields.add(f);
-      else into.keywords = true;
+    case 'match': {
+      const folded = ir.test.op === 'str' && !ir.test.cased;
+      if (ir.fields) {
+        for (const f of ir.fields) {
+          into.fields.add(f);
+          if (folded) into.folded.add(f);
+        }
+      } else {
+        into.keywords = true;
+        if (folded) into.keywordsFolded = true;
+      }
       break;
+    }
   }
   return into;
 }
 
-const isScalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+const isScalar = (v: unknown): v is Scalar => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
 /** Projects events onto the fields of one percolator index's rules. */
 export class EventProjection {
-  private readonly accessors: Array<[string, Accessor]>;
+  /** Per rule field: its document field, its folded twin when one is needed, and its accessor. */
+  private readonly fields: Array<[string, string | undefined, Accessor]>;
+  private readonly keywords: boolean;
+  private readonly keywordsFolded: boolean;
 
-  constructor(
-    use: FieldUse,
-    private readonly keywords = use.keywords,
-  ) {
-    this.accessors = [...use.fields].sort().map((f) => [documentField(f), makeAccessor(f)]);
+  constructor(use: FieldUse) {
+    this.fields = [...use.fields].sort().map((f) => [documentField(f), use.folded.has(f) ? foldedField(documentField(f)) : undefined, makeAccessor(f)]);
+    this.keywords = use.keywords;
+    this.keywordsFolded = use.keywordsFolded;
   }
 
   project(event: object): Record<string, unknown> {
     const doc: Record<string, unknown> = {};
-    for (const [name, accessor] of this.accessors) {
-      const values: unknown[] = [];
+    for (const [name, folded, accessor] of this.fields) {
+      const values: Scalar[] = [];
       accessor.each(event, (v) => {
         if (isScalar(v)) values.push(v);
         return values.length >= MAX_VALUES_PER_FIELD;
       });
-      if (values.length > 0) doc[name] = values.length === 1 ? values[0] : values;
+      put(doc, name, folded, values);
     }
     if (this.keywords) {
-      const values: unknown[] = [];
+      const values: Scalar[] = [];
       eachLeaf(event, (v) => {
         if (isScalar(v)) values.push(v);
         return values.length >= MAX_VALUES_PER_FIELD;
       });
-      if (values.length > 0) doc[KEYWORDS_FIELD] = values;
+      put(doc, KEYWORDS_FIELD, this.keywordsFolded ? foldedField(KEYWORDS_FIELD) : undefined, values);
     }
     return doc;
+  }
+}
+
+type Scalar = string | number | boolean;
+
+function put(doc: Record<string, unknown>, name: string, folded: string | undefined, values: Scalar[]): void {
+  if (values.length === 0) return;
+  doc[name] = values.length === 1 ? values[0] : values;
+  if (folded) {
+    // A keyword field holds numbers and booleans as their JSON text; the fold applies to that text.
+    const texts = values.map((v) => foldCase(typeof v === 'string' ? v : String(v)));
+    doc[folded] = texts.length === 1 ? texts[0] : texts;
   }
 }

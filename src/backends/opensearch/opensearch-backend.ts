@@ -13,11 +13,13 @@ import type { Explanation } from '../../sigma/index.js';
 import { BackendUnavailableError, type SearchBackend, type StoredQuery } from '../backend.js';
 import { EmbeddedBackend } from '../embedded/embedded-backend.js';
 import { openSearchClient, send } from './client.js';
-import { EventProjection, fieldsOf, type FieldUse } from './document.js';
+import { EventProjection, fieldsOf, noFieldUse } from './document.js';
 import { inexpressible, percolatorDocumentOf } from './percolator-document.js';
 import { PercolatorIndices, type PercolatorDocument } from './percolator-index.js';
 import { reconcile, type ReconcileReport } from './reconcile.js';
 
+/** How long after a refused write the index is reconciled (the refusing transaction has rolled back by then). */
+const RECONCILE_DELAY_MS = 2_000;
 /** Events per percolate request. */
 const PERCOLATE_BATCH = 250;
 
@@ -77,17 +79,26 @@ export class OpenSearchBackend implements SearchBackend {
   async deployMany(tx: Queryable, index: string, queries: StoredQuery[]): Promise<void> {
     if (queries.length === 0) return;
     const docs: PercolatorDocument[] = [];
-    const fields = new Set<string>();
+    const use = noFieldUse();
     for (const query of queries) {
-      const built = percolatorDocumentOf(query);
+      const built = percolatorDocumentOf(query, use);
       if (!built.ok) throw badRequest(inexpressible(built.reason));
       docs.push(built.doc);
-      for (const f of built.use.fields) fields.add(f);
     }
-    await this.indices.ensureFields(index, fields);
+    await this.indices.ensureFields(index, use);
     await this.local.deployMany(tx, index, queries);
-    await this.indices.put(index, docs);
+    const refused = await this.indices.put(index, docs);
     this.written.add(index);
+    if (refused.length > 0) {
+      // The caller's transaction rolls back; the other documents of this call may already be written,
+      // so the index is brought back in line with the database once it has.
+      this.reconcileLater();
+      throw badRequest(inexpressible(`OpenSearch refused it: ${refused[0].reason}`));
+    }
+  }
+
+  private reconcileLater(): void {
+    setTimeout(() => this.reconcileInBackground(), RECONCILE_DELAY_MS).unref();
   }
 
   async undeploy(tx: Queryable, index: string, id: string): Promise<void> {
@@ -108,7 +119,7 @@ export class OpenSearchBackend implements SearchBackend {
     if (!set || set.size === 0) return events.map(() => []);
     let cached = this.projections.get(index);
     if (!cached || cached.revision !== set.revision) {
-      const use: FieldUse = { fields: new Set(), keywords: false };
+      const use = noFieldUse();
       for (const rule of set.compiled()) fieldsOf(rule.ir, use);
       cached = { revision: set.revision, projection: new EventProjection(use) };
       this.projections.set(index, cached);
@@ -116,9 +127,17 @@ export class OpenSearchBackend implements SearchBackend {
     const projection = cached.projection;
     const out: string[][] = [];
     for (let start = 0; start < events.length; start += PERCOLATE_BATCH) {
-      const docs = events.slice(start, start + PERCOLATE_BATCH).map((e) => projection.project(e));
-      const matches = await this.indices.percolate(index, docs);
-      // Only stored queries the database holds as deployed count (a rolled-back write may linger there).
+      const batch = events.slice(start, start + PERCOLATE_BATCH);
+      // The node evaluates only the stored queries the candidate index says may match some event of the
+      // batch (a superset of those that do): every query is a wildcard or regex automaton it would
+      // otherwise build and run for every request. Only deployed ones count (see the file comment).
+      const candidates = new Set<string>();
+      for (const event of batch) for (const id of set.candidates(event)) candidates.add(id);
+      if (candidates.size === 0) {
+        for (let i = 0; i < batch.length; i++) out.push([]);
+        continue;
+      }
+      const matches = await this.indices.percolate(index, batch.map((e) => projection.project(e)), [...candidates]);
       for (const ids of matches) out.push(ids.filter((id) => set.has(id)));
     }
     return out;

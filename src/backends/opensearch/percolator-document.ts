@@ -3,16 +3,16 @@
 import { compileDsl } from '../../sigma/index.js';
 import type { StoredQuery } from '../backend.js';
 import { compileStoredQuery } from '../embedded/stored-query-compiler.js';
-import { DSL_OPTIONS, fieldsOf, type FieldUse } from './document.js';
+import { DSL_OPTIONS, fieldsOf, noFieldUse, type FieldUse } from './document.js';
 import type { PercolatorDocument } from './percolator-index.js';
 
-/** The percolator document of a stored query with the fields it reads, or why the DSL cannot express it. */
-export function percolatorDocumentOf(query: StoredQuery): { ok: true; doc: PercolatorDocument; use: FieldUse } | { ok: false; reason: string } {
+/** The percolator document of a stored query with the fields it reads (added to `use`), or why the DSL cannot express it. */
+export function percolatorDocumentOf(query: StoredQuery, use: FieldUse = noFieldUse()): { ok: true; doc: PercolatorDocument; use: FieldUse } | { ok: false; reason: string } {
   const compiled = query.compiled ? { ok: true as const, rule: query.compiled } : compileStoredQuery(query);
   if (!compiled.ok) return { ok: false, reason: compiled.reason };
   const dsl = compileDsl(compiled.rule.ir, DSL_OPTIONS);
   if (!dsl.ok) return { ok: false, reason: dsl.errors.join('; ') };
-  return { ok: true, doc: { id: query.id, ruleId: query.ruleId, ruleVersion: query.ruleVersion, query: dsl.query }, use: fieldsOf(compiled.rule.ir) };
+  return { ok: true, doc: { id: query.id, ruleId: query.ruleId, ruleVersion: query.ruleVersion, query: dsl.query }, use: fieldsOf(compiled.rule.ir, use) };
 }
 
 /** The 400 for a rule the OpenSearch DSL cannot express exactly. */

@@ -3,8 +3,9 @@
 // queries written and removed in `_bulk` batches without a refresh per document, and percolation of many
 // events in one request, paged through every matching query (never cut at the default ten hits).
 import type { Client } from '@opensearch-project/opensearch';
+import { BackendUnavailableError } from '../backend.js';
 import { reasonOf, send, statusOf, type ClusterRequest } from './client.js';
-import { documentField, fieldMapping, KEYWORDS_FIELD } from './document.js';
+import { fieldMapping, KEYWORDS_FIELD, mappingsOf, QUERY_FIELD, RULE_ID_FIELD, RULE_VERSION_FIELD, type FieldUse } from './document.js';
 
 /** A rule query as the percolator index holds it. */
 export interface PercolatorDocument {
@@ -14,8 +15,16 @@ export interface PercolatorDocument {
   query: Record<string, unknown>;
 }
 
+/** A stored query the cluster would not take, with its reason. */
+export interface Refusal {
+  id: string;
+  reason: string;
+}
+
 /** Queries per `_bulk` request. */
 const BULK_BATCH = 500;
+/** Mapped fields a percolator index may hold (three per rule field). */
+const TOTAL_FIELDS_LIMIT = 100_000;
 /** Matching queries per page of a percolation. */
 const PAGE = 1_000;
 
@@ -42,18 +51,17 @@ export class PercolatorIndices {
     return this.prefix + index;
   }
 
-  /** Creates the index if absent and maps the given rule fields (plus the keywords field) if not yet mapped. */
-  async ensureFields(index: string, fields: Iterable<string>): Promise<void> {
+  /** Creates the index if absent and maps the document fields a use needs, if not yet mapped. */
+  async ensureFields(index: string, use: FieldUse): Promise<void> {
     let known = this.mapped.get(index);
     if (!known) {
       known = await this.open(index);
       this.mapped.set(index, known);
     }
-    const missing = [...new Set([...fields].map(documentField))].filter((f) => !known.has(f));
+    const missing = [...mappingsOf(use)].filter(([f]) => !known.has(f));
     if (missing.length === 0) return;
-    const properties = Object.fromEntries(missing.map((f) => [f, fieldMapping()]));
-    await this.send({ method: 'PUT', path: `/${this.at(index)}/_mapping`, body: { properties } });
-    for (const f of missing) known.add(f);
+    await this.send({ method: 'PUT', path: `/${this.at(index)}/_mapping`, body: { properties: Object.fromEntries(missing) } });
+    for (const [f] of missing) known.add(f);
   }
 
   /** Creates the index when it does not exist; answers the fields it maps. */
@@ -63,13 +71,15 @@ export class PercolatorIndices {
         method: 'PUT',
         path: `/${this.at(index)}`,
         body: {
-          settings: { 'index.auto_expand_replicas': '0-1', 'index.number_of_shards': 1 },
+          // Every rule field is three mapped fields (keyword, ip, num): thousands of rules need far more
+          // than the default limit of 1,000.
+          settings: { 'index.auto_expand_replicas': '0-1', 'index.number_of_shards': 1, 'index.mapping.total_fields.limit': TOTAL_FIELDS_LIMIT },
           mappings: {
             dynamic: false,
             properties: {
-              query: { type: 'percolator' },
-              rule_id: { type: 'keyword' },
-              rule_version: { type: 'integer' },
+              [QUERY_FIELD]: { type: 'percolator' },
+              [RULE_ID_FIELD]: { type: 'keyword' },
+              [RULE_VERSION_FIELD]: { type: 'integer' },
               [KEYWORDS_FIELD]: fieldMapping(),
             },
           },
@@ -82,16 +92,21 @@ export class PercolatorIndices {
     return new Set(Object.keys(Object.values(mapping)[0]?.mappings.properties ?? {}));
   }
 
-  /** Writes rule queries (no refresh); throws with OpenSearch's reason when one is refused. */
-  async put(index: string, docs: PercolatorDocument[]): Promise<void> {
+  /**
+   * Writes rule queries (no refresh). Answers those the cluster refused, with its reason (for example a
+   * regular expression too complex for Lucene to determinize); the others are written.
+   */
+  async put(index: string, docs: PercolatorDocument[]): Promise<Refusal[]> {
+    const refused: Refusal[] = [];
     for (let i = 0; i < docs.length; i += BULK_BATCH) {
       const lines: string[] = [];
       for (const d of docs.slice(i, i + BULK_BATCH)) {
         lines.push(JSON.stringify({ index: { _index: this.at(index), _id: d.id } }));
-        lines.push(JSON.stringify({ query: d.query, rule_id: d.ruleId, rule_version: d.ruleVersion }));
+        lines.push(JSON.stringify({ [QUERY_FIELD]: d.query, [RULE_ID_FIELD]: d.ruleId, [RULE_VERSION_FIELD]: d.ruleVersion }));
       }
-      await this.bulk(lines, (status) => status < 300);
+      refused.push(...(await this.bulk(lines, (status) => status < 300)));
     }
+    return refused;
   }
 
   /** Removes rule queries (absent ones are fine). */
@@ -99,20 +114,24 @@ export class PercolatorIndices {
     if (ids.length === 0 || !(await this.exists(index))) return;
     for (let i = 0; i < ids.length; i += BULK_BATCH) {
       const lines = ids.slice(i, i + BULK_BATCH).map((id) => JSON.stringify({ delete: { _index: this.at(index), _id: id } }));
-      await this.bulk(lines, (status) => status < 300 || status === 404);
+      const refused = await this.bulk(lines, (status) => status < 300 || status === 404);
+      if (refused.length > 0) throw new Error(`OpenSearch did not remove stored query ${refused[0].id}: ${refused[0].reason}`);
     }
   }
 
-  private async bulk(lines: string[], ok: (status: number) => boolean): Promise<void> {
+  private async bulk(lines: string[], ok: (status: number) => boolean): Promise<Refusal[]> {
     const answer = await this.send<BulkAnswer>({ method: 'POST', path: '/_bulk', ndjson: lines });
-    if (!answer.errors) return;
+    const refused: Refusal[] = [];
+    if (!answer.errors) return refused;
     for (const item of answer.items) {
       const result = Object.values(item)[0];
-      if (!ok(result.status)) {
-        const reason = result.error?.caused_by?.reason ?? result.error?.reason ?? result.error?.type ?? `status ${result.status}`;
-        throw new Error(`OpenSearch refused stored query ${result._id}: ${reason}`);
-      }
+      if (ok(result.status)) continue;
+      // A refused item with a server-side status is the cluster failing, not the query being wrong.
+      if (result.status >= 500 || result.status === 429) throw new BackendUnavailableError();
+      const reason = result.error?.caused_by?.reason ?? result.error?.reason ?? result.error?.type ?? `status ${result.status}`;
+      refused.push({ id: result._id, reason });
     }
+    return refused;
   }
 
   private send<T = unknown>(request: ClusterRequest): Promise<T> {
@@ -137,10 +156,11 @@ export class PercolatorIndices {
   }
 
   /**
-   * For each document, the ids of the queries that match it. Pages through every matching query, sorted
-   * by rule id, so none is ever left out.
+   * For each document, the ids of the queries that match it, among `candidates` when given (the only
+   * stored queries the node then evaluates). Pages through every matching query, sorted by rule id, so
+   * none is ever left out.
    */
-  async percolate(index: string, documents: Record<string, unknown>[]): Promise<string[][]> {
+  async percolate(index: string, documents: Record<string, unknown>[], candidates?: string[]): Promise<string[][]> {
     const matches: string[][] = documents.map(() => []);
     if (documents.length === 0) return matches;
     let after: unknown[] | undefined;
@@ -151,9 +171,13 @@ export class PercolatorIndices {
           method: 'POST',
           path: `/${this.at(index)}/_search`,
           body: {
-            query: { constant_score: { filter: { percolate: { field: 'query', documents } } } },
+            query: {
+              bool: {
+                filter: [{ percolate: { field: QUERY_FIELD, documents } }, ...(candidates ? [{ ids: { values: candidates } }] : [])],
+              },
+            },
             size: PAGE,
-            sort: [{ rule_id: 'asc' }],
+            sort: [{ [RULE_ID_FIELD]: 'asc' }],
             _source: false,
             track_total_hits: false,
             ...(after ? { search_after: after } : {}),
@@ -181,9 +205,9 @@ export class PercolatorIndices {
       const answer = await this.send<SearchAnswer>({
         method: 'POST',
         path: `/${this.at(index)}/_search`,
-        body: { query: { match_all: {} }, size: PAGE, sort: [{ rule_id: 'asc' }], _source: ['rule_version'], ...(after ? { search_after: after } : {}) },
+        body: { query: { match_all: {} }, size: PAGE, sort: [{ [RULE_ID_FIELD]: 'asc' }], _source: [RULE_VERSION_FIELD], ...(after ? { search_after: after } : {}) },
       });
-      for (const hit of answer.hits.hits) out.set(hit._id, Number(hit._source?.rule_version ?? 0));
+      for (const hit of answer.hits.hits) out.set(hit._id, Number(hit._source?.[RULE_VERSION_FIELD] ?? 0));
       if (answer.hits.hits.length < PAGE) return out;
       after = answer.hits.hits[answer.hits.hits.length - 1].sort;
     }

@@ -4,6 +4,7 @@
 import type { EmbeddedBackend } from '../embedded/embedded-backend.js';
 import type { PercolatorIndices, PercolatorDocument } from './percolator-index.js';
 import { percolatorDocumentOf } from './percolator-document.js';
+import { noFieldUse } from './document.js';
 
 export interface ReconcileReport {
   /** Stored queries written because the cluster lacked them. */
@@ -25,26 +26,29 @@ export async function reconcile(local: EmbeddedBackend, indices: PercolatorIndic
     const wanted = deployed.get(index) ?? new Map<string, number>();
     const held = await indices.list(index);
     const docs: PercolatorDocument[] = [];
-    const fields = new Set<string>();
+    const use = noFieldUse();
     for (const [id, version] of wanted) {
       const heldVersion = held.get(id);
       if (heldVersion === version) continue;
       const query = await local.storedQuery(index, id);
       if (!query) continue;
-      const built = percolatorDocumentOf(query);
+      const built = percolatorDocumentOf(query, use);
       if (!built.ok) {
         report.refused.push({ index, id, reason: built.reason });
         continue;
       }
       docs.push(built.doc);
-      for (const f of built.use.fields) fields.add(f);
       if (heldVersion === undefined) report.created++;
       else report.updated++;
     }
     const extra = [...held.keys()].filter((id) => !wanted.has(id));
     if (docs.length > 0) {
-      await indices.ensureFields(index, fields);
-      await indices.put(index, docs);
+      await indices.ensureFields(index, use);
+      for (const r of await indices.put(index, docs)) {
+        report.refused.push({ index, id: r.id, reason: `OpenSearch refused it: ${r.reason}` });
+        if (held.has(r.id)) report.updated--;
+        else report.created--;
+      }
     }
     await indices.remove(index, extra);
     report.deleted += extra.length;

@@ -27,6 +27,14 @@ export interface DslOptions {
   /** The document field a rule's field is stored under (default: the same name), e.g. when the caller
    * encodes dots so that `a` and `a.b` can both be keyword fields. Not applied to `keywordFields`. */
   fieldName?: (field: string) => string;
+  /**
+   * Case-insensitive string tests: with `foldedField` and `fold`, they compare the folded value (`fold`,
+   * the matcher's case fold) with the document field `foldedField(field)`, which the caller fills with
+   * the folded values, case-sensitively; exact for every letter. Without them they use the field's
+   * `case_insensitive`, which folds ASCII letters only.
+   */
+  foldedField?: (docField: string) => string;
+  fold?: (text: string) => string;
 }
 
 export const DEFAULT_MAX_CLAUSES = 1024;
@@ -68,6 +76,11 @@ class DslCompiler {
   fieldTest(name: string, test: Test, field = name): Dsl {
     switch (test.op) {
       case 'str': {
+        const { foldedField, fold } = this.options;
+        if (!test.cased && foldedField && fold) {
+          const folded = test.parts.map((p) => (typeof p === 'string' ? fold(p) : p));
+          return this.fieldTest(name, { op: 'str', parts: folded, cased: true }, foldedField(field));
+        }
         const parts = normalize(test.parts);
         const ci = !test.cased;
         const wild = parts.some((p) => p === ANY || p === ONE);
