@@ -3,8 +3,9 @@
 // event and raises the same alerts as the embedded backend, with every matching rule (more than the
 // default ten hits); a rule the DSL cannot express is refused with the reason; reconciliation repairs
 // what was changed behind the service's back; history is searched in svc-events-{pattern}; a cluster
-// that cannot be reached answers 503 and nothing acknowledged is lost.
+// that cannot be reached (at start, or taken away mid-run) answers 503 and nothing acknowledged is lost.
 import { after, before, describe, test } from 'node:test';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import assert from 'node:assert/strict';
 import { DATABASE_KINDS, postgresUnavailable } from '../helpers/databases.js';
 import { openSearch, openSearchMissing, OPENSEARCH_TEST_URL, testIndices } from '../helpers/opensearch.js';
@@ -147,6 +148,8 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(historical.statusCode, 200, historical.body);
       assert.equal(historical.data.matches, 4, historical.body);
       assert.equal(historical.data.events_scanned, 12, historical.body);
+      const stats = await admin.get('/api/stats');
+      assert.ok(stats.data.ingest.events_total >= 12, stats.body);
     });
 
     test('import with deploy reports a rule the DSL cannot express, and deploys the others', async () => {
@@ -180,5 +183,76 @@ describe('OpenSearch backend unreachable', { skip: missing ?? false }, () => {
     assert.equal(answer.statusCode, 503, answer.body);
     assert.equal(await countRows(service, 'events', []), 0);
     assertError(await admin.post('/api/rules/reconcile'), 503, 'Search backend connection failed');
+  });
+});
+
+/** A TCP relay to the test node that can be cut and restored, to take the cluster away mid-run. */
+class Relay {
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  async open(): Promise<void> {
+    const target = new URL(OPENSEARCH_TEST_URL);
+    this.server = createServer((client) => {
+      const upstream = connect(Number(target.port || 80), target.hostname);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => s.destroy());
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  async cut(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  }
+}
+
+describe('OpenSearch backend losing the cluster mid-run', { skip: missing ?? false }, () => {
+  const indices = testIndices();
+  const relay = new Relay();
+  let service: Awaited<ReturnType<typeof startService>>;
+  let admin: Client;
+  let pattern: CreatedPattern;
+  before(async () => {
+    await relay.open();
+    service = await startService('pglite', { SEARCH_BACKEND: 'opensearch', OPENSEARCH_URL: `http://127.0.0.1:${relay.port}`, OPENSEARCH_INDEX_PREFIX: indices.prefix });
+    admin = await loginAdmin(service);
+    pattern = await createPattern(admin, { name: 'win', is_default: true });
+  });
+  after(async () => {
+    await service?.close();
+    await relay.cut();
+    await indices.deleteAll();
+  });
+
+  test('while the cluster is away everything answers 503; afterwards a retry stores each event and alert once', async () => {
+    const rule = await createRule(admin, { yaml_content: equalsRule('Outage', 'User', 'mallory'), deploy: true });
+    const events = [
+      { '@timestamp': '2026-11-21T10:00:00Z', User: 'mallory', n: 1 },
+      { '@timestamp': '2026-11-21T10:00:01Z', User: 'mallory', n: 2 },
+    ];
+    assert.equal((await ingest(service, pattern, events.slice(0, 1))).data.alerts_created, 1);
+
+    await relay.cut();
+    assert.equal((await admin.get('/api/health')).data.search_backend, 'unavailable');
+    const refused = await ingest(service, pattern, events);
+    assert.equal(refused.statusCode, 503, refused.body);
+    assertError(await admin.post(`/api/rules/${rule.id}/undeploy`), 503, 'Search backend connection failed');
+    assert.equal((await admin.get(`/api/rules/${rule.id}`)).data.status, 'deployed');
+
+    await relay.open();
+    const retried = await ingest(service, pattern, events);
+    assert.equal(retried.statusCode, 200, retried.body);
+    assert.equal(retried.data.alerts_created, 1);
+    assert.equal(await countRows(service, 'alerts WHERE rule_id = $1', [rule.id]), 2);
+    await openSearch('POST', `/${indices.prefix}svc-events-win/_refresh`);
+    const stored = await openSearch<Json>('GET', `/${indices.prefix}svc-events-win/_count`);
+    assert.equal(stored.body.count, 2);
   });
 });

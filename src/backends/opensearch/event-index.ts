@@ -4,7 +4,7 @@
 // Scans go newest first in bounded pages (search_after); retention deletes by query.
 import type { Client } from '@opensearch-project/opensearch';
 import type { Database, Queryable } from '../../db/database.js';
-import type { EventHistory, HistoryEvent, StoredEventInput } from '../backend.js';
+import { BackendUnavailableError, type EventHistory, type HistoryEvent, type StoredEventInput } from '../backend.js';
 import { send, statusOf } from './client.js';
 
 export const eventIndexName = (patternName: string) => `svc-events-${patternName}`;
@@ -78,8 +78,12 @@ export class OpenSearchEventHistory implements EventHistory {
     for (const item of answer.items) {
       const result = item.create;
       if (result.status === 201) stored.add(result._id);
+      else if (result.status === 429 || result.status >= 500) throw new BackendUnavailableError();
       else if (result.status !== 409) throw new Error(`OpenSearch refused event ${result._id}: ${result.error?.reason ?? `status ${result.status}`}`);
     }
+    // The stats count stored events per hour of arrival in the database (with the events there, a
+    // trigger does it): the same count, written with the caller's transaction.
+    if (stored.size > 0) await tx.query(`INSERT INTO event_counts (hour, n) VALUES (date_trunc('hour', now(), 'UTC'), $1)`, [stored.size]);
     return stored;
   }
 
@@ -125,7 +129,12 @@ export class OpenSearchEventHistory implements EventHistory {
         query: { conflicts: 'proceed' },
         body: { query: { range: { event_time: { lt: `now-${Math.max(0, Math.floor(retentionDays))}d` } } } },
       });
-      return answer.deleted ?? 0;
+      const deleted = answer.deleted ?? 0;
+      // Counted off at an hour before the retention window (the stats' last day is never touched).
+      if (deleted > 0) {
+        await this.db.query(`INSERT INTO event_counts (hour, n) VALUES (date_trunc('hour', now() - make_interval(days => $1), 'UTC'), $2)`, [Math.max(1, retentionDays) + 1, -deleted]);
+      }
+      return deleted;
     } catch (error) {
       if (statusOf(error) === 404) return 0;
       throw error;

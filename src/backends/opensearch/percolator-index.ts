@@ -185,6 +185,7 @@ export class PercolatorIndices {
         });
       } catch (error) {
         if (statusOf(error) === 404) return matches;
+        if (error instanceof BackendUnavailableError) throw error;
         throw new Error(`percolation in ${index} failed: ${reasonOf(error)}`);
       }
       const hits = answer.hits.hits;
