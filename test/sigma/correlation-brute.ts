@@ -1,0 +1,136 @@
+// A brute-force correlation evaluator for the property test, written from the definition in
+// docs/correlation.md and as plainly as possible: decide which events are accepted (lateness), sort them
+// by event time, then for every event enumerate its group's window from scratch and check the condition.
+// Shares no code with src/sigma/correlation/.
+
+export interface BruteSpec {
+  type: string;
+  rules: string[];
+  groupBy: string[];
+  timespanMs: number;
+  cond: Array<{ op: string; value: number }>;
+  field?: string;
+  percentile?: number | null;
+}
+
+export interface BruteEvent {
+  rule: string;
+  id: string;
+  time: number;
+  fields: Record<string, unknown>;
+}
+
+export interface BruteFiring {
+  group: Record<string, unknown>;
+  start: number;
+  end: number;
+  value: number;
+  ids: string[];
+}
+
+function compare(op: string, a: number, b: number): boolean {
+  if (op === 'gt') return a > b;
+  if (op === 'gte') return a >= b;
+  if (op === 'lt') return a < b;
+  if (op === 'lte') return a <= b;
+  if (op === 'eq') return a === b;
+  return a !== b;
+}
+
+/** The value an event brings, or undefined if it brings none. */
+function valueOf(spec: BruteSpec, e: BruteEvent): unknown {
+  if (!spec.type.startsWith('value_')) return 'none';
+  const raw = e.fields[spec.field!];
+  if (raw === undefined || raw === null) return undefined;
+  if (spec.type === 'value_count') return String(raw);
+  if (spec.type === 'value_percentile' && (spec.percentile ?? null) === null) return String(raw);
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+  return Number.isFinite(n) ? n : undefined;
+}
+
+function aggregate(spec: BruteSpec, window: BruteEvent[]): number {
+  const values = window.map((e) => valueOf(spec, e));
+  switch (spec.type) {
+    case 'event_count':
+      return window.length;
+    case 'value_count':
+      return new Set(values).size;
+    case 'temporal':
+      return spec.rules.filter((r) => window.some((e) => e.rule === r)).length;
+    case 'temporal_ordered': {
+      // Largest k such that rules[0..k-1] occur in this order at increasing positions (tried for every k).
+      let best = 0;
+      for (let k = 1; k <= spec.rules.length; k++) {
+        let pos = -1;
+        let ok = true;
+        for (let step = 0; step < k; step++) {
+          let found = -1;
+          for (let i = pos + 1; i < window.length; i++) {
+            if (window[i].rule === spec.rules[step]) {
+              found = i;
+              break;
+            }
+          }
+          if (found === -1) {
+            ok = false;
+            break;
+          }
+          pos = found;
+        }
+        if (ok) best = k;
+      }
+      return best;
+    }
+    case 'value_sum':
+      return (values as number[]).reduce((a, b) => a + b, 0);
+    case 'value_avg':
+      return (values as number[]).reduce((a, b) => a + b, 0) / values.length;
+    case 'value_percentile':
+    case 'value_median': {
+      const p = spec.type === 'value_median' ? 50 : (spec.percentile ?? null);
+      if (p === null) {
+        const last = values[values.length - 1];
+        return (values.filter((v) => v === last).length * 100) / values.length;
+      }
+      const sorted = (values as number[]).slice().sort((a, b) => a - b);
+      let rank = Math.ceil((p / 100) * sorted.length);
+      if (rank < 1) rank = 1;
+      return sorted[rank - 1];
+    }
+  }
+  throw new Error(`type ${spec.type}`);
+}
+
+export function bruteForce(spec: BruteSpec, arrivals: BruteEvent[], latenessMs: number): BruteFiring[] {
+  // 1. Accepted events: not older than the newest time seen so far minus the lateness.
+  const accepted: Array<{ e: BruteEvent; arrival: number }> = [];
+  let newest = -Infinity;
+  arrivals.forEach((e, arrival) => {
+    if (!spec.rules.includes(e.rule)) return;
+    if (e.time >= newest - latenessMs) accepted.push({ e, arrival });
+    newest = Math.max(newest, e.time);
+  });
+  // 2. Event-time order, ties in arrival order.
+  accepted.sort((a, b) => a.e.time - b.e.time || a.arrival - b.arrival);
+  const events = accepted.map((a) => a.e).filter((e) => valueOf(spec, e) !== undefined);
+  const groupOf = (e: BruteEvent): string => JSON.stringify(spec.groupBy.map((g) => (e.fields[g] === undefined || e.fields[g] === null ? null : String(e.fields[g]))));
+  // 3. Every event closes a window of its group; consumed events (up to a firing) never count again.
+  const consumedUpTo = new Map<string, number>();
+  const firings: BruteFiring[] = [];
+  events.forEach((last, j) => {
+    const g = groupOf(last);
+    const window: BruteEvent[] = [];
+    for (let i = (consumedUpTo.get(g) ?? -1) + 1; i <= j; i++) {
+      if (groupOf(events[i]) === g && events[i].time >= last.time - spec.timespanMs) window.push(events[i]);
+    }
+    const value = aggregate(spec, window);
+    if (spec.cond.every((c) => compare(c.op, value, c.value))) {
+      const group: Record<string, unknown> = {};
+      const first = events.find((e) => groupOf(e) === g)!;
+      for (const k of spec.groupBy) group[k] = first.fields[k] ?? null;
+      firings.push({ group, start: window[0].time, end: last.time, value, ids: [...new Set(window.map((e) => e.id))] });
+      consumedUpTo.set(g, j);
+    }
+  });
+  return firings;
+}
