@@ -7,6 +7,7 @@ import { listPresets, SCOPE_KEYS, type LogsourceKeys } from '../sigma/index.js';
 export const SCAN_USAGE = `usage: vigil scan --rules <file|dir>... --events <file.ndjson|-> [--pipeline <preset>]
                  [--map <SigmaField>=<event.field>]... [--placeholders <file.yml|json>]
                  [--scope <attribute>:<value>[,<attribute>:<value>]...]...
+                 [--timestamp-field <field>] [--lateness <duration>]
 
   --rules        Sigma rule files or directories (searched recursively for .yml/.yaml); repeatable
   --events       newline-delimited JSON events; '-' reads standard input
@@ -20,10 +21,17 @@ export const SCAN_USAGE = `usage: vigil scan --rules <file|dir>... --events <fil
   --scope        a log source the events come from, as product:, category: and service: attributes
                  (--scope product:windows,service:sysmon); repeatable, one log source each; rules of
                  other log sources are left out and counted
+  --timestamp-field  the event time for correlation rules (default @timestamp): ISO 8601 text, or
+                 seconds or milliseconds since the epoch
+  --lateness     how far behind the newest event time an event may be and still be correlated
+                 (default 5m; units s, m, h, d); older events are dropped and counted
 
 Prints one JSON line per match to stdout:
   {"event": <0-based line number>, "rule_id": ..., "rule_title": ..., "level": ..., "rule_path": ...}
 and a summary to stderr. Sigma filter documents among the rules apply to the rules they name.
+Correlation rules among the rules print one JSON line per firing:
+  {"correlation_id": ..., "correlation_name": ..., "correlation_title": ..., "group": {...},
+   "window_start": ..., "window_end": ..., "value": ..., "events": [<0-based line numbers>], "rule_path": ...}
 Exit status: 0 on success, 1 when nothing could be scanned or results could not be written, 2 on usage
 errors, 130 when interrupted (Ctrl-C: the results found so far and the summary are written).
 `;
@@ -36,6 +44,10 @@ export interface ScanArgs {
   maps: { sigmaField: string; targetField: string }[];
   placeholders?: string;
   scope: LogsourceKeys[];
+  /** Event field holding the event time (correlation rules). */
+  timestampField: string;
+  /** Accepted lateness of events for correlation rules, in milliseconds. */
+  latenessMs: number;
 }
 
 const SCOPE_ATTRIBUTES: readonly string[] = SCOPE_KEYS;
@@ -67,6 +79,15 @@ function mapping(text: string): { sigmaField: string; targetField: string } {
 
 export class UsageError extends Error {}
 
+const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `90s`, `5m`, `1h`, `2d` (or a number of seconds) → milliseconds. */
+function duration(name: string, text: string): number {
+  const m = /^(\d{1,9})([smhd]?)$/.exec(text);
+  if (m === null) throw new UsageError(`${name} ${text}: expected a duration such as 30s, 5m, 1h or 1d`);
+  return Number(m[1]) * DURATION_UNITS[m[2] || 's'];
+}
+
 export function parseScanArgs(argv: string[]): ScanArgs | 'help' {
   const rules: string[] = [];
   let events: string | undefined;
@@ -74,6 +95,8 @@ export function parseScanArgs(argv: string[]): ScanArgs | 'help' {
   let placeholders: string | undefined;
   const maps: ScanArgs['maps'] = [];
   const scope: LogsourceKeys[] = [];
+  let timestampField: string | undefined;
+  let lateness: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
@@ -109,9 +132,24 @@ export function parseScanArgs(argv: string[]): ScanArgs | 'help' {
       placeholders = value();
     } else if (name === '--scope') {
       scope.push(scopeEntry(value()));
+    } else if (name === '--timestamp-field') {
+      if (timestampField !== undefined) throw new UsageError('--timestamp-field given twice');
+      timestampField = value();
+    } else if (name === '--lateness') {
+      if (lateness !== undefined) throw new UsageError('--lateness given twice');
+      lateness = duration(name, value());
     } else throw new UsageError(`unknown argument '${arg}'`);
   }
   if (rules.length === 0) throw new UsageError('--rules is required');
   if (events === undefined) throw new UsageError('--events is required');
-  return { rules, events, pipeline: pipeline ?? 'sigma-native', maps, scope, ...(placeholders === undefined ? {} : { placeholders }) };
+  return {
+    rules,
+    events,
+    pipeline: pipeline ?? 'sigma-native',
+    maps,
+    scope,
+    timestampField: timestampField ?? '@timestamp',
+    latenessMs: lateness ?? 5 * 60_000,
+    ...(placeholders === undefined ? {} : { placeholders }),
+  };
 }

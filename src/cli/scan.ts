@@ -10,6 +10,8 @@
 // that reads flat Windows events, events in evtx_dump's shape are flattened first (and NXLog or Sentinel
 // events reshaped under their presets). --map, --placeholders and --scope give the scan what an index
 // pattern gives deployed rules (scan-pipeline.ts); rules outside --scope are left out and counted.
+// Correlation rules among the rules are evaluated over the matches in event time (scan-correlations.ts):
+// one JSON line per firing, interleaved with the matches as the firings happen, the rest at the end.
 import { createReadStream, fstatSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { buildCatalog, describeScope, eventShaperOf, EventTooDeepError, getPreset, listPresets, type Pipeline } from '../sigma/index.js';
@@ -21,6 +23,7 @@ import { parseScanArgs, SCAN_USAGE, UsageError } from './scan-args.js';
 import type { ScanArgs } from './scan-args.js';
 import { BufferedOutput } from './scan-output.js';
 import { BroadRules } from './broad-rules.js';
+import { CorrelationScan } from './scan-correlations.js';
 
 const MAX_REPORTED_BAD_LINES = 20;
 /** Bytes read from an events file at a time. */
@@ -105,7 +108,8 @@ export async function scan(argv: string[]): Promise<number> {
   const unreadable: Unreadable[] = [];
   const catalog = buildCatalog(readRuleSources(args.rules, unreadable), pipeline);
   const shape = eventShaperOf(pipeline);
-  const rejected = [...unreadable, ...catalog.rejected];
+  const correlations = new CorrelationScan(catalog, { timestampField: args.timestampField, latenessMs: args.latenessMs }, say);
+  const rejected = [...unreadable, ...catalog.rejected, ...correlations.rejected];
   const loadMs = performance.now() - loadStart;
   for (const r of rejected) say(`rule rejected: ${r.path}: ${r.reason}`);
   for (const w of catalog.warnings) say(`warning: ${w}`);
@@ -191,6 +195,7 @@ export async function scan(argv: string[]): Promise<number> {
           broad.matched(h);
           if (out.write(`{"event":${lineNo}${suffix[h]}`)) await out.flush();
         }
+        if (correlations.active) for (const l of correlations.matched(lineNo, event as Record<string, unknown>, hits)) if (out.write(l)) await out.flush();
         if (out.closed) break;
       }
       // Results are written as the input is read, not held back: a rare match shows while a long or
@@ -208,6 +213,7 @@ export async function scan(argv: string[]): Promise<number> {
     say(`cannot read events: ${(inputError as Error).message}`);
     return 1;
   }
+  if (correlations.active && !out.closed) for (const l of correlations.finish()) out.write(l);
   await out.end();
   const seconds = (performance.now() - scanStart) / 1000;
   const rate = seconds > 0 ? Math.round(events / seconds) : events;
@@ -225,7 +231,11 @@ export async function scan(argv: string[]): Promise<number> {
   say(
     `${events} events scanned${stopped} (${bad} bad lines skipped${mangled ? `, ${mangled} lines not valid UTF-8` : ''}), ` +
       `${catalog.rules.length} rules${filters} loaded in ${Math.round(loadMs)} ms, ` +
-      `${rejected.length} rules rejected${catalog.outOfScope ? `, ${catalog.outOfScope} rules out of scope` : ''}, ${matches} matches, ${rate} events/s`,
+      `${rejected.length} rules rejected${catalog.outOfScope ? `, ${catalog.outOfScope} rules out of scope` : ''}, ${matches} matches, ${rate} events/s` +
+      (correlations.active
+        ? `; ${correlations.set.correlations.length} correlation rules, ${correlations.firings} firings` +
+          `${correlations.droppedLate ? `, ${correlations.droppedLate} late events dropped` : ''}${correlations.untimed ? `, ${correlations.untimed} events without a time` : ''}`
+        : ''),
   );
   if (out.failure) {
     say(`cannot write results: ${out.failure.message}`);

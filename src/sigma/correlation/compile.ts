@@ -27,7 +27,7 @@ export function refKey(ref: string): string {
   return ref.toLowerCase();
 }
 
-type Draft = Omit<CompiledCorrelation, 'index'> & { input: number };
+type Draft = Omit<CompiledCorrelation, 'index'>;
 
 function draft(rule: SigmaRule, input: number): Draft | string {
   const c = rule.correlation;
@@ -124,9 +124,7 @@ export function compileCorrelations(rules: readonly SigmaRule[], options: Partia
       rejected.push({ input: d.input, title: d.title, reason });
       continue;
     }
-    const { input: _input, ...rest } = d;
-    void _input;
-    correlations.push({ index: correlations.length, ...rest });
+    correlations.push({ index: correlations.length, ...d });
   }
   rejected.sort((a, b) => a.input - b.input);
   const targets = new Map<string, Target[]>();

@@ -57,6 +57,8 @@ export interface Firing {
 }
 
 export interface CompiledCorrelation extends CorrelationRef {
+  /** Position of the rule in the list given to compileCorrelations. */
+  input: number;
   level: string | null;
   type: CorrelationType;
   /** The referenced rules as written (ids or names). */

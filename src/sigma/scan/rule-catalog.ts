@@ -2,7 +2,8 @@
 // RuleIndex, plus the metadata a match report needs and the reasons rules were rejected. Pure (the caller
 // reads the files). Promises: never throws for rule content; every document of every source either ends up
 // in the index, or is a Sigma filter (AND-ed into the rules it names, sigma-notes §8), or is outside the
-// pipeline's log-source scope (counted in `outOfScope`), or is in `rejected` with a reason (correlation rules too: they need event history, scan matches single events); a source
+// pipeline's log-source scope (counted in `outOfScope`), or is a correlation rule (in `correlations`, for the
+// caller's correlation engine), or is in `rejected` with a reason; a source
 // holding no document is rejected as such; `warnings` reports rules sharing an id (both are kept) and the
 // rule set's other oddities (catalog-warnings.ts).
 import { parseRules } from '../load/parse-rule.js';
@@ -20,6 +21,8 @@ export interface RuleSource {
 
 export interface CatalogRule {
   id: string | null;
+  /** The rule's `name` (correlations may reference a rule by it). */
+  name: string | null;
   title: string;
   level: Level | null;
   path: string;
@@ -39,6 +42,8 @@ export interface RuleCatalog {
   /** Rules left out because their log source is outside the pipeline's log-source scope. */
   outOfScope: number;
   warnings: string[];
+  /** Correlation documents, in the order read (not compiled here). */
+  correlations: Array<{ path: string; rule: SigmaRule }>;
 }
 
 function reasonOf(errors: FieldError[]): string {
@@ -63,6 +68,7 @@ export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline):
   const warnings: string[] = [];
   // Filters may come after the rules they name: every document is read before any rule is compiled.
   const filters: SigmaRule[] = [];
+  const correlations: RuleCatalog['correlations'] = [];
   const detections: Array<{ path: string; rule: SigmaRule; which: string; doc: number }> = [];
   for (const { path, text } of sources) {
     const documents = guarded(() => [...parseRules(text)], (reason) => rejected.push({ path, reason }));
@@ -72,7 +78,7 @@ export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline):
     documents.forEach((parsed, i) => {
       if (!parsed.ok) rejected.push({ path, reason: which(i) + (parsed.kind === 'yaml' ? `YAML: ${parsed.message}` : reasonOf(parsed.errors)) });
       else if (parsed.rule.kind === 'filter') filters.push(parsed.rule);
-      else if (parsed.rule.kind === 'correlation') rejected.push({ path, reason: `${which(i)}correlation rules are not evaluated by scan (they need event history)` });
+      else if (parsed.rule.kind === 'correlation') correlations.push({ path, rule: parsed.rule });
       else detections.push({ path, rule: parsed.rule, which: which(i), doc: i + 1 });
     });
     if (documents.length === 0) rejected.push({ path, reason: 'no Sigma document in the file' });
@@ -101,9 +107,9 @@ export function buildCatalog(sources: Iterable<RuleSource>, pipeline: Pipeline):
       else warnings.push(`rule id ${rule.id} is used by documents ${first.doc} and ${doc} of ${path}`);
     }
     index.add(rules.length, compiled.matcher);
-    rules.push({ id: rule.id ?? null, title: rule.title, level: rule.level ?? null, path });
+    rules.push({ id: rule.id ?? null, name: rule.name ?? null, title: rule.title, level: rule.level ?? null, path });
     loaded.push(rule);
   }
   warnings.push(...catalogWarnings(pipeline, loaded, filters, index, rules.map((r) => r.title)));
-  return { index, rules, rejected, filters: filters.length, outOfScope, warnings };
+  return { index, rules, rejected, filters: filters.length, outOfScope, warnings, correlations };
 }
