@@ -100,6 +100,9 @@ for (const kind of DATABASE_KINDS) {
         ["  keywords:\n    - 'mimikatz'\n  condition: keywords", { Message: 'ran MIMIKATZ here', '@timestamp': '2026-11-20T12:00:00Z' }, { Message: 'nothing' }],
         ["  selection:\n    user.name: 'root'\n    user: 'x'\n  condition: selection", { user: { name: 'root' } }, { 'user.name': 'rooty' }],
         ['  selection:\n    Parent: null\n  condition: selection', { Other: 1 }, { Parent: 'x' }],
+        ["  selection:\n    Name|contains: 'Élan'\n  condition: selection", { Name: 'un éLAN vital' }, { Name: 'un elan vital' }],
+        ["  selection:\n    Agent: ''\n  condition: selection", { Agent: '' }, { Agent: 'curl' }],
+        ["  selection:\n    Greek|endswith: 'ΣΟΦΟΣ'\n  condition: selection", { Greek: 'ο σοφος' }, { Greek: 'σοφο' }],
       ];
       for (const [n, [detection, hit, miss]] of cases.entries()) {
         const rule = await createRule(admin, { yaml_content: sigma({ title: `Case ${n}`, detection }), deploy: true });
