@@ -95,6 +95,12 @@ export function compileCorrelations(rules: readonly SigmaRule[], options: Partia
   drafts.forEach((d, i) => {
     if (d.id !== null) byRef.set(refKey(d.id), i);
   });
+  // A reference to a correlation rejected above rejects the referencing one (it is not a base rule).
+  const rejectedRefs = new Map<string, string>();
+  for (const r of rejected) {
+    const rule = rules[r.input];
+    for (const ref of [rule.name, rule.id]) if (ref !== undefined && !byRef.has(refKey(ref))) rejectedRefs.set(refKey(ref), rule.title);
+  }
   const deps = drafts.map((d) => d.rules.map((r) => byRef.get(refKey(r))).filter((x): x is number => x !== undefined));
   // Depth-first ordering; a cycle or a reference to a rejected correlation rejects the correlation.
   const state = drafts.map(() => 0); // 0 new, 1 visiting, 2 done
@@ -115,6 +121,10 @@ export function compileCorrelations(rules: readonly SigmaRule[], options: Partia
     state[i] = 2;
     order.push(i);
   };
+  drafts.forEach((d, i) => {
+    const on = d.rules.map((r) => rejectedRefs.get(refKey(r))).find((x) => x !== undefined);
+    if (on !== undefined) bad.set(i, `it references '${on}', which is rejected`);
+  });
   drafts.forEach((_, i) => visit(i));
   const correlations: CompiledCorrelation[] = [];
   for (const i of order) {
