@@ -7,6 +7,7 @@ import { NOT_BLANK, notFound } from '../http/errors.js';
 import { listQuerySchema, listResponseSchema, subListQuerySchema } from '../http/lists.js';
 import { BulkFailure, errorResponses, IdParams, StringEnum, Uuid } from '../http/schemas.js';
 import { sessionOf } from '../auth/access.js';
+import { analyseWhenStale } from '../db/statistics.js';
 import { ALERT_SORT_FIELDS, findAlert, pageAlerts, pageComments, SEARCH_COUNT_LIMIT } from './queries.js';
 import { ALERT_NOT_FOUND, addComment, alertMustExist, bulkChangeStatus, changeStatus, type Actor } from './service.js';
 import { SEVERITIES } from './severity.js';
@@ -36,6 +37,8 @@ export const alertListQuery = listQuerySchema(ALERT_SORT_FIELDS, 'created_at', {
 
 /** The alerts list, shared by the session endpoint and the external (API key) one. */
 export async function listAlerts(ctx: AppContext, q: Static<typeof alertListQuery>) {
+  // The embedded database gathers no statistics by itself; filtered searches need them.
+  await analyseWhenStale(ctx.db, 'alerts');
   const page = await pageAlerts(ctx.db, q);
   return { ...page, items: page.items.map(alertView) };
 }
