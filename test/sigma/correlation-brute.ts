@@ -101,36 +101,60 @@ function aggregate(spec: BruteSpec, window: BruteEvent[]): number {
   throw new Error(`type ${spec.type}`);
 }
 
-export function bruteForce(spec: BruteSpec, arrivals: BruteEvent[], latenessMs: number): BruteFiring[] {
-  // 1. Accepted events: not older than the newest time seen so far minus the lateness.
-  const accepted: Array<{ e: BruteEvent; arrival: number }> = [];
+/** An input in event-time order: `order` breaks ties (the arrival of the event that caused it). */
+export interface BruteInput extends BruteEvent {
+  order: number;
+  ids: string[];
+}
+
+/** The events the engine accepts (not older than the newest time seen so far among the events of the
+ * referenced rules, minus the lateness), sorted by time, ties in arrival order. */
+export function acceptedInOrder(arrivals: BruteEvent[], referenced: string[], latenessMs: number): BruteInput[] {
+  const accepted: BruteInput[] = [];
   let newest = -Infinity;
   arrivals.forEach((e, arrival) => {
-    if (!spec.rules.includes(e.rule)) return;
-    if (e.time >= newest - latenessMs) accepted.push({ e, arrival });
+    if (!referenced.includes(e.rule)) return;
+    if (e.time >= newest - latenessMs) accepted.push({ ...e, order: arrival, ids: [e.id] });
     newest = Math.max(newest, e.time);
   });
-  // 2. Event-time order, ties in arrival order.
-  accepted.sort((a, b) => a.e.time - b.e.time || a.arrival - b.arrival);
-  const events = accepted.map((a) => a.e).filter((e) => valueOf(spec, e) !== undefined);
+  return accepted.sort((a, b) => a.time - b.time || a.order - b.order);
+}
+
+/** Every input closes a window of its group; consumed inputs (up to a firing) never count again. */
+export function evaluate(spec: BruteSpec, inputs: BruteInput[]): Array<BruteFiring & { order: number }> {
+  const events = inputs.filter((e) => spec.rules.includes(e.rule) && valueOf(spec, e) !== undefined);
   const groupOf = (e: BruteEvent): string => JSON.stringify(spec.groupBy.map((g) => (e.fields[g] === undefined || e.fields[g] === null ? null : String(e.fields[g]))));
-  // 3. Every event closes a window of its group; consumed events (up to a firing) never count again.
   const consumedUpTo = new Map<string, number>();
-  const firings: BruteFiring[] = [];
+  const firings: Array<BruteFiring & { order: number }> = [];
   events.forEach((last, j) => {
     const g = groupOf(last);
-    const window: BruteEvent[] = [];
+    const window: BruteInput[] = [];
     for (let i = (consumedUpTo.get(g) ?? -1) + 1; i <= j; i++) {
       if (groupOf(events[i]) === g && events[i].time >= last.time - spec.timespanMs) window.push(events[i]);
     }
     const value = aggregate(spec, window);
     if (spec.cond.every((c) => compare(c.op, value, c.value))) {
       const group: Record<string, unknown> = {};
-      const first = events.find((e) => groupOf(e) === g)!;
-      for (const k of spec.groupBy) group[k] = first.fields[k] ?? null;
-      firings.push({ group, start: window[0].time, end: last.time, value, ids: [...new Set(window.map((e) => e.id))] });
+      for (const k of spec.groupBy) group[k] = last.fields[k] ?? null;
+      firings.push({ group, start: window[0].time, end: last.time, value, ids: [...new Set(window.flatMap((e) => e.ids))], order: last.order });
       consumedUpTo.set(g, j);
     }
   });
   return firings;
+}
+
+export function bruteForce(spec: BruteSpec, arrivals: BruteEvent[], latenessMs: number): BruteFiring[] {
+  return evaluate(spec, acceptedInOrder(arrivals, spec.rules, latenessMs)).map(({ order: _order, ...f }) => f);
+}
+
+/** A chain: `outer` references `inner` (by the name `innerName`) and base rules. The inner firings enter
+ * the outer correlation at their window end, right after the event that caused them. */
+export function bruteChain(inner: BruteSpec, innerName: string, outer: BruteSpec, arrivals: BruteEvent[], latenessMs: number): { inner: BruteFiring[]; outer: BruteFiring[] } {
+  const referenced = [...new Set([...inner.rules, ...outer.rules.filter((r) => r !== innerName)])];
+  const accepted = acceptedInOrder(arrivals, referenced, latenessMs);
+  const innerFirings = evaluate(inner, accepted);
+  const chained: BruteInput[] = innerFirings.map((f) => ({ rule: innerName, id: '', ids: f.ids, time: f.end, fields: f.group, order: f.order + 0.5 }));
+  const outerInputs = [...accepted, ...chained].sort((a, b) => a.time - b.time || a.order - b.order);
+  const strip = (fs: Array<BruteFiring & { order: number }>): BruteFiring[] => fs.map(({ order: _order, ...f }) => f);
+  return { inner: strip(innerFirings), outer: strip(evaluate(outer, outerInputs)) };
 }

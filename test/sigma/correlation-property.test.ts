@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileCorrelations, feed, flush, newState, parseRule, restore, serialize } from '../../src/sigma/index.js';
 import type { EngineState, Firing } from '../../src/sigma/index.js';
-import { bruteForce } from './correlation-brute.js';
+import { bruteChain, bruteForce } from './correlation-brute.js';
 import type { BruteEvent, BruteFiring, BruteSpec } from './correlation-brute.js';
 
 /** mulberry32: a small seeded PRNG. */
@@ -28,9 +28,9 @@ function pick<T>(rand: () => number, xs: readonly T[]): T {
   return xs[Math.floor(rand() * xs.length)];
 }
 
-function spec(rand: () => number, type: string): BruteSpec & { yaml: string } {
-  const rules = type.startsWith('temporal') ? ['a', 'b', 'c'].slice(0, 2 + Math.floor(rand() * 2)) : rand() < 0.5 ? ['a'] : ['a', 'b'];
-  const groupBy = pick(rand, [[], ['host'], ['host', 'user']]);
+function spec(rand: () => number, type: string, name = 'gen', given?: { rules: string[]; groupBy: string[] }): BruteSpec & { yaml: string } {
+  const rules = given?.rules ?? (type.startsWith('temporal') ? ['a', 'b', 'c'].slice(0, 2 + Math.floor(rand() * 2)) : rand() < 0.5 ? ['a'] : ['a', 'b']);
+  const groupBy = given?.groupBy ?? pick(rand, [[], ['host'], ['host', 'user']]);
   const timespanS = pick(rand, [5, 10, 30, 60]);
   const scale = type === 'value_sum' ? 300 : type === 'value_avg' || type === 'value_percentile' || type === 'value_median' ? 100 : type.startsWith('temporal') ? rules.length : 6;
   const threshold = (): number => Math.floor(rand() * (scale + 1));
@@ -56,7 +56,7 @@ function spec(rand: () => number, type: string): BruteSpec & { yaml: string } {
   ];
   const yaml = [
     'title: generated',
-    'name: gen',
+    `name: ${name}`,
     'correlation:',
     `    type: ${type}`,
     `    rules: [${rules.join(', ')}]`,
@@ -126,4 +126,40 @@ test('the engine gives exactly the firings of the brute-force evaluator on gener
   }
   // The generator must exercise firing, not only silence.
   assert.ok(fired > cases, `${fired} firings over ${cases} streams`);
+});
+
+test('chains: a correlation over a correlation gives the firings of the brute-force chain', () => {
+  let outerFired = 0;
+  for (let seed = 1; seed <= 600; seed++) {
+    const rand = prng(100_000 + seed);
+    const groupBy = pick(rand, [[], ['host']]);
+    const inner = spec(rand, pick(rand, ['event_count', 'value_count', 'temporal', 'value_sum']), 'inner', { rules: ['a', 'b'], groupBy });
+    const outer = spec(rand, pick(rand, ['event_count', 'temporal', 'temporal_ordered', 'value_count']), 'outer', { rules: rand() < 0.5 ? ['inner', 'c'] : ['c', 'inner'], groupBy });
+    if (outer.type === 'value_count') {
+      // Over the chain, the distinct hosts (a field the inner firings carry when grouped by it).
+      outer.field = 'host';
+      outer.yaml = outer.yaml.replace('field: user', 'field: host');
+    }
+    const latenessMs = pick(rand, [0, 3000, 10_000]);
+    const events = stream(rand, ['a', 'b', 'c'], latenessMs);
+    const restartAt = new Set(events.map((_, i) => i).filter(() => rand() < 0.2));
+    const parsed = [outer.yaml, inner.yaml].map((y) => parseRule(y));
+    const { set, rejected } = compileCorrelations(parsed.map((p) => (assert.ok(p.ok), p.rule)), { latenessMs, maxEventIds: 1000 });
+    assert.deepEqual(rejected, []);
+    let state: EngineState = newState(set);
+    const firings: Firing[] = [];
+    events.forEach((e, i) => {
+      if (restartAt.has(i)) state = restore(set, serialize(state));
+      firings.push(...feed(set, state, { ruleRef: e.rule, eventId: e.id, time: e.time, fields: e.fields }).firings);
+    });
+    firings.push(...flush(set, state).firings);
+    const want = bruteChain(inner, 'inner', outer, events, latenessMs);
+    const got = {
+      inner: firings.filter((f) => f.correlation.name === 'inner').map(comparable),
+      outer: firings.filter((f) => f.correlation.name === 'outer').map(comparable),
+    };
+    assert.deepEqual(got, want, `seed ${seed}\n${inner.yaml}\n${outer.yaml}\nlateness ${latenessMs}\n${JSON.stringify(events)}`);
+    outerFired += want.outer.length;
+  }
+  assert.ok(outerFired > 100, `${outerFired} outer firings`);
 });
