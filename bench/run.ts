@@ -1,23 +1,26 @@
-// `npm run bench`: runs the bench sections named in BENCH (comma-separated; default matcher,ingest;
+// `npm run bench`: runs the bench sections named in BENCH or as the first argument (comma-separated;
+// default matcher,ingest,opensearch;
 // BENCH=all runs every one — the history and alerts sections load a million rows per database and take
 // several minutes each):
 //   matcher  — the scan matcher over generated events, in this process (bench/matcher.ts)
 //   ingest   — HTTP ingest into the real service with and without the SigmaHQ rules (bench/ingest.ts)
 //   history  — a 7-day historical rule test over 1,000,000 stored events, with /api/health latency meanwhile (bench/history.ts)
 //   alerts   — alert list and stats latencies over 1,000,000 alerts (bench/alerts.ts)
+//   opensearch — percolation and ingest with the OpenSearch backend against the embedded one, when a node
+//              answers at OPENSEARCH_BENCH_URL (bench/opensearch.ts; skipped with a line saying so otherwise)
 // The end-to-end sections run on the embedded database and, when BENCH_DATABASE_URL or
 // TEST_DATABASE_URL names a PostgreSQL server, on a fresh database there (BENCH_DATABASES narrows).
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SECTIONS = ['matcher', 'ingest', 'history', 'alerts'] as const;
+const SECTIONS = ['matcher', 'ingest', 'history', 'alerts', 'opensearch'] as const;
 const corpus = resolve(dirname(fileURLToPath(import.meta.url)), '../../shared/corpus');
 if (!existsSync(resolve(corpus, 'sigma-rules/rules'))) {
   console.error(`vigil bench: the SigmaHQ corpus is expected at ${corpus} (../shared/corpus beside the checkout)`);
   process.exit(1);
 }
-const named = process.env.BENCH || 'matcher,ingest';
+const named = process.argv[2] || process.env.BENCH || 'matcher,ingest,opensearch';
 const wanted = (named === 'all' ? SECTIONS.join(',') : named).split(',').map((s) => s.trim()).filter(Boolean);
 const unknown = wanted.filter((s) => !(SECTIONS as readonly string[]).includes(s));
 if (unknown.length) {
@@ -27,6 +30,7 @@ if (unknown.length) {
 for (const section of SECTIONS.filter((s) => wanted.includes(s))) {
   if (section === 'matcher') await import('./matcher.js');
   else if (section === 'ingest') await (await import('./ingest.js')).ingestBench(corpus);
+  else if (section === 'opensearch') await (await import('./opensearch.js')).openSearchBench(corpus);
   else if (section === 'history') await (await import('./history.js')).historyBench(corpus);
   else await (await import('./alerts.js')).alertsBench(corpus);
 }
