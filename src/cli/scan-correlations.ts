@@ -62,6 +62,14 @@ export class CorrelationScan {
     this.state = newState(set);
     for (const r of rejected) this.rejected.push({ path: catalog.correlations[r.input].path, reason: `correlation: ${r.reason}` });
     this.paths = set.correlations.map((c) => catalog.correlations[c.input].path);
+    // A reference to no loaded rule or correlation can never be fed: said once per correlation.
+    const known = new Set<string>();
+    for (const r of catalog.rules) for (const x of [r.id, r.name]) if (x !== null) known.add(x.toLowerCase());
+    for (const c of set.correlations) for (const x of [c.id, c.name]) if (x !== null) known.add(x.toLowerCase());
+    for (const c of set.correlations) {
+      const missing = c.rules.filter((r) => !known.has(r.toLowerCase()));
+      if (missing.length) say(`warning: correlation '${c.title}' references ${missing.map((m) => `'${m}'`).join(', ')}, which no loaded rule is (by id or name)`);
+    }
     this.refs = catalog.rules.map((r: CatalogRule) => {
       const refs = [r.id, r.name].filter((x): x is string => x !== null);
       return refs.some((x) => set.targets.has(x.toLowerCase())) ? refs : null;

@@ -350,6 +350,7 @@ test('correlations that cannot be evaluated are rejected with a reason, and so a
     'title: On bad\ncorrelation:\n  type: temporal\n  rules: [bad, r]\n  timespan: 1m\n',
     'title: Text threshold\ncorrelation:\n  type: event_count\n  rules: [r]\n  timespan: 1m\n  condition:\n    gte: many\n',
     'title: Expression\ncorrelation:\n  type: temporal\n  rules: [a, b]\n  timespan: 1m\n  condition: a and not b\n',
+    'title: Proto\ncorrelation:\n  type: event_count\n  rules: [r]\n  group-by: [__proto__]\n  timespan: 1m\n  condition:\n    gte: 1\n',
     COUNT3,
   ];
   const { set, rejected } = compileCorrelations(texts.map(rule));
@@ -363,6 +364,7 @@ test('correlations that cannot be evaluated are rejected with a reason, and so a
       [3, 'On bad'],
       [4, 'Text threshold'],
       [5, 'Expression'],
+      [6, 'Proto'],
     ],
   );
   assert.match(rejected[0].reason, /cycle/);
@@ -370,4 +372,5 @@ test('correlations that cannot be evaluated are rejected with a reason, and so a
   assert.match(rejected[3].reason, /references 'Bad key', which is rejected/);
   assert.match(rejected[4].reason, /gte must be a number/);
   assert.match(rejected[5].reason, /not supported/);
+  assert.match(rejected[6].reason, /'__proto__' is not a usable field name/);
 });

@@ -49,6 +49,9 @@ function draft(rule: SigmaRule, input: number): Draft | string {
     }
     aliases[alias] = resolved;
   }
+  // Field names become keys of plain objects (group keys, the state): `__proto__` cannot be one.
+  const names = [...c.groupBy, ...cond.fields, ...Object.values(aliases).flatMap((m) => Object.values(m))];
+  if (names.includes('__proto__')) return "'__proto__' is not a usable field name";
   return {
     input,
     id: rule.id ?? null,
