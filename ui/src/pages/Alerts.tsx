@@ -4,10 +4,11 @@ import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } fro
 import { api, errorText, query, type Page } from '../api';
 import { formatTime, relativeTime, SeverityBadge, StatusBadge, STATUS_LABELS } from '../format';
 import { useSelection } from '../components/useSelection';
+import { RulePicker } from '../components/RulePicker';
 import { useAlertStream } from '../live';
 import { Link, navigate, updateQuery, useLocation } from '../router';
 import { canTriage, useSession } from '../session';
-import { ALERT_STATUSES, SEVERITIES, type Alert, type AlertStatus, type Rule } from '../types';
+import { ALERT_STATUSES, SEVERITIES, type Alert, type AlertStatus } from '../types';
 
 const RANGES: Record<string, { label: string; ms: number }> = {
   '1h': { label: 'Last hour', ms: 3600_000 },
@@ -63,18 +64,10 @@ export function AlertsPage() {
   const [reloads, setReloads] = useState(0);
   const [fresh, setFresh] = useState(0);
   const [cursor, setCursor] = useState(0);
-  const [rules, setRules] = useState<Rule[]>([]);
   const [search, setSearch] = useState(filters.q);
   const [bulkMessage, setBulkMessage] = useState<string | null>(null);
   const rowRefs = useRef<(HTMLTableRowElement | null)[]>([]);
   const triage = canTriage(user);
-
-  useEffect(() => {
-    api
-      .get<Page<Rule>>('/api/rules?page_size=100&sort_by=title&sort_order=asc')
-      .then((page) => setRules(page.items))
-      .catch(() => setRules([]));
-  }, []);
 
   useEffect(() => setSearch(filters.q), [filters.q]);
 
@@ -201,18 +194,7 @@ export function AlertsPage() {
             ))}
           </select>
         </label>
-        <label>
-          Rule
-          <select value={filters.rule_id} onChange={(e) => updateQuery({ rule_id: e.target.value, page: undefined })}>
-            <option value="">Any</option>
-            {filters.rule_id && !rules.some((r) => r.id === filters.rule_id) && <option value={filters.rule_id}>This rule</option>}
-            {rules.map((r) => (
-              <option key={r.id} value={r.id}>
-                {r.title}
-              </option>
-            ))}
-          </select>
-        </label>
+        <RulePicker value={filters.rule_id} onChange={(id) => updateQuery({ rule_id: id, page: undefined })} />
         <label>
           Time
           <select value={filters.range} onChange={(e) => updateQuery({ range: e.target.value, page: undefined })}>

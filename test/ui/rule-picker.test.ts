@@ -1,0 +1,86 @@
+// The alert queue's rule filter with more rules than any list can show: 150 rules, the one wanted found
+// by typing part of its title, chosen, kept in the URL, and only its alerts listed.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { ADMIN_PASSWORD, axeFindings, browserMissing, CSP_LISTENER, cspViolations, launchBrowser, PageProblems, screenshot, startServer, type RunningServer } from './browser.js';
+
+const missing = browserMissing();
+
+const rule = (title: string, user: string) => `title: ${title}
+status: test
+logsource:
+  product: windows
+  category: process_creation
+detection:
+  selection:
+    User: ${user}
+  condition: selection
+level: medium
+`;
+
+describe('the alert queue rule filter at scale', { skip: missing ?? false }, () => {
+  let server: RunningServer;
+  let browser: Browser;
+  let page: Page;
+  let problems: PageProblems;
+
+  before(async () => {
+    server = await startServer();
+    // Set up through the API: a pattern, 150 deployed rules, and alerts for two of them.
+    const login = await fetch(`${server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
+    const token = ((await login.json()) as { access_token: string }).access_token;
+    const csrf = ((await (await fetch(`${server.url}/api/auth/csrf`, { headers: { authorization: `Bearer ${token}` } })).json()) as { csrf_token: string }).csrf_token;
+    const headers = { authorization: `Bearer ${token}`, 'x-csrf-token': csrf, 'content-type': 'application/json' };
+    const pattern = (await (await fetch(`${server.url}/api/index_patterns`, { method: 'POST', headers, body: JSON.stringify({ name: 'win', is_default: true }) })).json()) as { ingest_token: string };
+    const yaml = Array.from({ length: 150 }, (_, i) => rule(i === 140 ? 'Zeta lateral movement' : `Bulk rule ${String(i).padStart(3, '0')}`, `user${i}`)).join('---\n');
+    const imported = await fetch(`${server.url}/api/rules/import?deploy=true`, { method: 'POST', headers: { ...headers, 'content-type': 'application/yaml' }, body: yaml });
+    assert.equal(imported.status < 300, true, await imported.text());
+    const ingested = await fetch(`${server.url}/api/logs/win`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${pattern.ingest_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify([{ User: 'user140' }, { User: 'user140', n: 2 }, { User: 'user3' }]),
+    });
+    assert.equal(ingested.status, 200, await ingested.text());
+
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    await context.addInitScript(CSP_LISTENER);
+    page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    problems = new PageProblems(page);
+    problems.allow(/status of 401 .*@ http:\/\/127\.0\.0\.1:\d+\/api\/auth\/me$/);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  test('finds a rule beyond the first hundred by typing, filters the queue by it, keeps it in the URL', async () => {
+    await page.goto(server.url + '/');
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Alerts' }).waitFor();
+    await page.getByRole('cell', { name: 'Bulk rule 003', exact: true }).first().waitFor();
+
+    await page.getByLabel('Find rule').fill('zeta');
+    const select = page.getByRole('combobox', { name: /^Rule/ });
+    await page.waitForFunction(() => [...document.querySelectorAll('option')].some((o) => o.textContent === 'Zeta lateral movement'));
+    await select.selectOption({ label: 'Zeta lateral movement' });
+    await page.waitForFunction(() => location.search.includes('rule_id='));
+    await page.waitForFunction(() => !document.body.textContent?.includes('Bulk rule 003'));
+    assert.equal(await page.locator('tbody tr').count(), 2);
+
+    await page.reload();
+    await page.getByRole('cell', { name: 'Zeta lateral movement' }).first().waitFor();
+    assert.equal(await page.getByRole('combobox', { name: /^Rule/ }).inputValue(), new URL(page.url()).searchParams.get('rule_id'));
+    assert.equal(await page.locator('select option:checked').filter({ hasText: 'Zeta lateral movement' }).count(), 1);
+
+    await screenshot(page, '50-alerts-rule-filter');
+    assert.deepEqual(await cspViolations(page), []);
+    assert.deepEqual(problems.problems, []);
+    assert.deepEqual(await axeFindings(page), []);
+  });
+});
