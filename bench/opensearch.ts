@@ -32,12 +32,12 @@ const BATCH_SIZES = (process.env.BENCH_OPENSEARCH_BATCHES ?? '50,100,250').split
 /** A batch size to also percolate without naming the candidate queries (0: not measured). */
 const UNFILTERED_BATCH = Number(process.env.BENCH_OPENSEARCH_UNFILTERED ?? 0);
 /** Events posted to each service in the end-to-end part, per request, over how many connections. */
-const E2E_EVENTS = Number(process.env.BENCH_OPENSEARCH_INGEST_EVENTS ?? 1000);
-const E2E_BATCH = Number(process.env.BENCH_OPENSEARCH_INGEST_BATCH ?? 250);
-const E2E_CONCURRENCY = Number(process.env.BENCH_OPENSEARCH_INGEST_CONCURRENCY ?? 2);
+const E2E_EVENTS = Number(process.env.BENCH_OPENSEARCH_INGEST_EVENTS ?? 4000);
+const E2E_BATCH = Number(process.env.BENCH_OPENSEARCH_INGEST_BATCH ?? 500);
+const E2E_CONCURRENCY = Number(process.env.BENCH_OPENSEARCH_INGEST_CONCURRENCY ?? 4);
 /** The rule folders (under the corpus's sigma-rules/) of each part. */
 const PERCOLATE_RULES = process.env.BENCH_OPENSEARCH_RULES ?? 'rules';
-const INGEST_RULES = process.env.BENCH_OPENSEARCH_INGEST_RULES ?? 'rules/windows/process_creation';
+const INGEST_RULES = process.env.BENCH_OPENSEARCH_INGEST_RULES ?? 'rules';
 const PRESET = 'windows-thor';
 const SCOPE = [{ product: 'windows' }];
 const SPEC: PipelineSpec = { defaultMapping: 'identity', fieldMappings: [], preset: PRESET, logsourceScope: SCOPE };
