@@ -70,18 +70,21 @@ function spec(rand: () => number, type: string, name = 'gen', given?: { rules: s
 }
 
 function stream(rand: () => number, rules: string[], latenessMs: number): BruteEvent[] {
-  const n = 5 + Math.floor(rand() * 60);
+  // Now and then a long stream with dense times (windows of many inputs).
+  const long = rand() < 0.1;
+  const n = long ? 200 + Math.floor(rand() * 200) : 5 + Math.floor(rand() * 60);
   const out: BruteEvent[] = [];
   let clock = 1_700_000_000_000;
   for (let i = 0; i < n; i++) {
-    clock += Math.floor(rand() * 6) * 1000; // equal times happen
+    clock += Math.floor(rand() * (long ? 2 : 6)) * 1000; // equal times happen
     // Mostly in order; some late within the lateness, some beyond it.
     const back = rand() < 0.25 ? Math.floor(rand() * (latenessMs * 2 + 3000) / 1000) * 1000 : 0;
     const fields: Record<string, unknown> = {};
     if (rand() < 0.9) fields.host = pick(rand, ['h1', 'h2', 'h3']);
     if (rand() < 0.85) fields.user = pick(rand, ['alice', 'bob', 'carol', 'dave']);
     const b = rand();
-    if (b < 0.8) fields.bytes = Math.floor(rand() * 200) - 20;
+    if (b < 0.7) fields.bytes = Math.floor(rand() * 200) - 20;
+    else if (b < 0.8) fields.bytes = Math.floor(rand() * 2000) / 10; // sums of these round
     else if (b < 0.9) fields.bytes = String(Math.floor(rand() * 100));
     else if (b < 0.95) fields.bytes = 'n/a';
     out.push({ rule: pick(rand, [...rules, ...rules, 'other']), id: `e${i}`, time: clock - back, fields });

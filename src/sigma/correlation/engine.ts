@@ -21,7 +21,7 @@
 //   windows can no longer fire), maxInputsPerGroup inputs per window (oldest dropped), maxPending inputs
 //   waiting for the lateness bound (oldest evaluated early; nothing older is accepted afterwards).
 // The state is a plain JSON object, changed in place by feed/advance/flush.
-import { windowValue } from './aggregate.js';
+import { push, size, trim, windowValue } from './window.js';
 import { holds } from './condition.js';
 import { refKey } from './compile.js';
 import { groupOf, lookup, neededFields, valueOf } from './fields.js';
@@ -177,25 +177,21 @@ function step(set: CorrelationSet, state: EngineState, w: Work, result: FeedResu
       }
       return null;
     }
-    g = { key, entries: [] };
+    g = { key, entries: [], head: 0 };
     cs.groups[id] = g;
     cs.groupCount++;
   }
   const entry: WindowEntry = { t: w.t, s: w.s, r: w.entries, v, ids: w.ids };
-  g.entries.push(entry);
-  let drop = 0;
-  while (drop < g.entries.length && g.entries[drop].t < from) drop++;
-  if (g.entries.length - drop > set.options.maxInputsPerGroup) {
-    const over = g.entries.length - drop - set.options.maxInputsPerGroup;
+  push(g, entry);
+  const over = trim(g, from, set.options.maxInputsPerGroup);
+  if (over > 0) {
     cs.overflowInputs += over;
-    drop += over;
     if (!cs.overflowWarned) {
       cs.overflowWarned = true;
       result.warnings.push(`correlation '${c.title}': more than ${set.options.maxInputsPerGroup} inputs in one group's window; the oldest are dropped and counted`);
     }
   }
-  if (drop > 0) g.entries.splice(0, drop);
-  const value = windowValue(c, g.entries);
+  const value = windowValue(c, g);
   if (!holds(c.condition, value)) return null;
   // Fired: the group starts afresh.
   delete cs.groups[id];
@@ -203,8 +199,8 @@ function step(set: CorrelationSet, state: EngineState, w: Work, result: FeedResu
   cs.firings++;
   const ids: string[] = [];
   const seen = new Set<string>();
-  for (const e of g.entries) {
-    for (const x of e.ids) {
+  for (let i = g.head; i < g.entries.length; i++) {
+    for (const x of g.entries[i].ids) {
       if (ids.length >= set.options.maxEventIds) break;
       if (!seen.has(x)) {
         seen.add(x);
@@ -215,18 +211,18 @@ function step(set: CorrelationSet, state: EngineState, w: Work, result: FeedResu
   return {
     correlation: { index: c.index, id: c.id, name: c.name, title: c.title },
     groupKey: { ...g.key },
-    windowStart: g.entries[0].t,
+    windowStart: g.entries[g.head].t,
     windowEnd: w.t,
     value,
     eventIds: ids,
-    inputCount: g.entries.length,
+    inputCount: size(g),
   };
 }
 
 /** Drop the groups whose newest input is older than `from`: no later input can share a window with it. */
 function sweep(cs: CorrelationState, from: number): void {
   for (const [id, g] of Object.entries(cs.groups)) {
-    if (g.entries.length === 0 || g.entries[g.entries.length - 1].t < from) {
+    if (size(g) === 0 || g.entries[g.entries.length - 1].t < from) {
       delete cs.groups[id];
       cs.groupCount--;
     }

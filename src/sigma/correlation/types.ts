@@ -138,7 +138,9 @@ export interface WindowEntry {
 
 export interface GroupState {
   key: Record<string, JsonValue>;
+  /** The window is entries[head..]; the prefix before head is dead (cut off in batches). */
   entries: WindowEntry[];
+  head: number;
 }
 
 export interface CorrelationState {
