@@ -2,7 +2,8 @@
 // 100,000 alerts raised through ordinary ingest (five deployed rules, one per severity, each event
 // matching one), then the queue is opened, filtered, sorted by severity, paged, an alert opened and
 // left, and more events arrive while the page is open: the "N new alerts — show" bar appears and the
-// list is not read again until it is clicked. Each step prints how long the table took to show; there
+// list is not read again until it is clicked; the dashboard follows a burst of alerts with a few
+// reads of its figures. Each step prints how long the table took to show; there
 // are no timed assertions (the numbers are for docs/ui.md), only that each step shows the right rows.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -278,5 +279,23 @@ describe('web UI: the alert queue at 100,000 alerts', { skip: missing ?? false, 
     );
     await page.locator('.figure', { hasText: 'Alerts in total' }).getByText((ALERTS + 7).toLocaleString('en-US'), { exact: true }).waitFor();
     await checkPage('scale-04-dashboard');
+  });
+
+  test('the open dashboard follows a burst of 5,000 alerts reading its figures at most once per two seconds', async () => {
+    const statsReads: string[] = [];
+    const count = (request: Request) => {
+      if (new URL(request.url()).pathname === '/api/stats') statsReads.push(request.url());
+    };
+    page.on('request', count);
+    const start = performance.now();
+    assert.equal(await ingest(Array.from({ length: BATCH }, (_, k) => event(ALERTS + 7 + k))), BATCH);
+    await page.locator('.figure', { hasText: 'Alerts in total' }).getByText((ALERTS + 7 + BATCH).toLocaleString('en-US'), { exact: true }).waitFor();
+    page.off('request', count);
+    const elapsed = performance.now() - start;
+    console.log(`dashboard: ${BATCH} alerts followed in ${Math.round(elapsed)} ms with ${statsReads.length} reads of /api/stats`);
+    // The page waits two seconds after a change before it reads again, so it can have read at most
+    // once per two seconds of the burst (plus the read under way when it began).
+    assert.ok(statsReads.length >= 1, 'the figures were read again');
+    assert.ok(statsReads.length <= Math.floor(elapsed / 2000) + 2, `${statsReads.length} reads of /api/stats in ${Math.round(elapsed)} ms`);
   });
 });

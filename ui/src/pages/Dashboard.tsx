@@ -1,12 +1,18 @@
 // The dashboard: headline figures and simple SVG charts of GET /api/stats (alerts per hour over 24 h,
-// the ingest rate (events received per hour), by severity, by status, top rules). Charts are drawn
-// with SVG attributes and CSS classes only.
-import { useEffect, useState } from 'react';
+// the ingest rate (events received per hour), by severity, by status, top rules), read again at most
+// every two seconds while alerts arrive or change. Charts are drawn with SVG attributes and CSS classes only.
+import { useEffect, useRef, useState } from 'react';
 import { api, errorText } from '../api';
 import { STATUS_LABELS } from '../format';
 import { useAlertStream } from '../live';
 import { Link } from '../router';
 import { ALERT_STATUSES, SEVERITIES, type Stats } from '../types';
+
+/**
+ * How long the figures wait after an alert arrives or changes before they are read again: a burst of
+ * thousands of alerts (one ingest request) is one refresh, not one per alert.
+ */
+const REFRESH_AFTER_MS = 2000;
 
 /** A compact count for an axis label: 1234 → 1.2k, 2500000 → 2.5M. */
 function compact(n: number): string {
@@ -85,16 +91,35 @@ export function DashboardPage() {
   const [tick, setTick] = useState(0);
 
   useEffect(() => {
+    let cancelled = false;
     api
       .get<Stats>('/api/stats')
       .then((s) => {
+        if (cancelled) return;
         setStats(s);
         setError(null);
       })
-      .catch((e: unknown) => setError(errorText(e)));
+      .catch((e: unknown) => !cancelled && setError(errorText(e)));
+    return () => {
+      cancelled = true;
+    };
   }, [tick]);
 
-  useAlertStream({ created: () => setTick((n) => n + 1), updated: () => setTick((n) => n + 1) });
+  const refreshTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(
+    () => () => {
+      if (refreshTimer.current) clearTimeout(refreshTimer.current);
+    },
+    [],
+  );
+  const refreshSoon = () => {
+    if (refreshTimer.current) return;
+    refreshTimer.current = setTimeout(() => {
+      refreshTimer.current = null;
+      setTick((n) => n + 1);
+    }, REFRESH_AFTER_MS);
+  };
+  useAlertStream({ created: refreshSoon, updated: refreshSoon, reload: refreshSoon });
 
   if (error)
     return (
