@@ -5,9 +5,12 @@ import type { App, AppContext } from '../http/context.js';
 import { HttpError } from '../http/errors.js';
 import { BulkFailure, BulkIds, BulkSkip, errorResponses } from '../http/schemas.js';
 import { BackendUnavailableError } from '../backends/backend.js';
-import { RULE_NOT_FOUND, deleteRule, deployExistingRule, undeployExistingRule, type Actor } from './service.js';
+import { RULE_NOT_FOUND, deleteRule, deployStoredRule, undeployExistingRule, type Actor } from './service.js';
 import { findRule } from './store.js';
 import { actorOf, adminOnly, analyst } from './routes.js';
+
+/** Each rule's change is made live once for the whole request, not once per rule. */
+const NO_SYNC = { sync: false } as const;
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -53,9 +56,10 @@ export function bulkRuleRoutes(app: App, ctx: AppContext): void {
     async (request) => {
       const actor: Actor = actorOf(request);
       const { done, failed } = await eachId(request.body.ids, async (id) => {
-        await deleteRule(ctx, actor, id);
+        await deleteRule(ctx, actor, id, NO_SYNC);
         return 'done';
       });
+      if (done > 0) await ctx.backend.sync();
       return { deleted: done, failed };
     },
   );
@@ -80,9 +84,10 @@ export function bulkRuleRoutes(app: App, ctx: AppContext): void {
         const rule = await findRule(ctx.db, id);
         if (!rule) throw new HttpError(404, RULE_NOT_FOUND);
         if (rule.status === 'deployed' && rule.deployed_version === rule.version) return { skip: 'already deployed at the current version' };
-        await deployExistingRule(ctx, actor, id);
+        await deployStoredRule(ctx, actor, id);
         return 'done';
       });
+      if (done > 0) await ctx.backend.sync();
       return { deployed: done, failed, skipped };
     },
   );
@@ -104,8 +109,9 @@ export function bulkRuleRoutes(app: App, ctx: AppContext): void {
     async (request) => {
       const actor = actorOf(request);
       const { done, failed, skipped } = await eachId(request.body.ids, async (id) =>
-        (await undeployExistingRule(ctx, actor, id)) ? 'done' : { skip: 'not deployed' },
+        (await undeployExistingRule(ctx, actor, id, NO_SYNC)) ? 'done' : { skip: 'not deployed' },
       );
+      if (done > 0) await ctx.backend.sync();
       return { undeployed: done, failed, skipped };
     },
   );

@@ -158,19 +158,29 @@ export async function rollbackRule(ctx: AppContext, actor: Actor, id: string, ve
   return loadRule(ctx, id);
 }
 
+/** Options of the single-rule changes: `sync: false` leaves making the change live to the caller (bulk
+ * operations sync once at the end instead of once per rule, e.g. one refresh of a percolator index). */
+export interface ChangeOptions {
+  sync?: boolean;
+}
+
 export async function deployExistingRule(ctx: AppContext, actor: Actor, id: string): Promise<RuleRow> {
-  await ctx.db.transaction(async (tx) => {
-    const locked = await lockRule(tx, id);
-    await deployRule(tx, ctx.backend, locked);
-    await recordAudit(tx, { actor: actor.username, action: 'rule.deploy', targetType: 'rule', targetId: id, details: { version: locked.version, redeploy: locked.status === 'deployed' }, ip: actor.ip });
-    return locked;
-  });
+  await deployStoredRule(ctx, actor, id);
   await ctx.backend.sync();
   return loadRule(ctx, id);
 }
 
+/** Deploys (or redeploys) a rule; live in this process after the caller's `ctx.backend.sync()`. */
+export async function deployStoredRule(ctx: AppContext, actor: Actor, id: string): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const locked = await lockRule(tx, id);
+    await deployRule(tx, ctx.backend, locked);
+    await recordAudit(tx, { actor: actor.username, action: 'rule.deploy', targetType: 'rule', targetId: id, details: { version: locked.version, redeploy: locked.status === 'deployed' }, ip: actor.ip });
+  });
+}
+
 /** Undeploys; an undeployed rule is left as it is. Answers whether anything changed. */
-export async function undeployExistingRule(ctx: AppContext, actor: Actor, id: string): Promise<boolean> {
+export async function undeployExistingRule(ctx: AppContext, actor: Actor, id: string, options: ChangeOptions = {}): Promise<boolean> {
   const changed = await ctx.db.transaction(async (tx) => {
     const rule = await lockRule(tx, id);
     if (rule.status !== 'deployed') return false;
@@ -179,12 +189,12 @@ export async function undeployExistingRule(ctx: AppContext, actor: Actor, id: st
     return true;
   });
   if (!changed) return false;
-  await ctx.backend.sync();
+  if (options.sync !== false) await ctx.backend.sync();
   return true;
 }
 
 /** Deletes a rule with its versions, exceptions and stored query; alerts and audit entries stay. */
-export async function deleteRule(ctx: AppContext, actor: Actor, id: string): Promise<void> {
+export async function deleteRule(ctx: AppContext, actor: Actor, id: string, options: ChangeOptions = {}): Promise<void> {
   const rule = await ctx.db.transaction(async (tx) => {
     const locked = await lockRule(tx, id);
     if (locked.status === 'deployed') await undeployRule(tx, ctx.backend, locked);
@@ -192,5 +202,5 @@ export async function deleteRule(ctx: AppContext, actor: Actor, id: string): Pro
     await recordAudit(tx, { actor: actor.username, action: 'rule.delete', targetType: 'rule', targetId: id, details: { title: locked.title }, ip: actor.ip });
     return locked;
   });
-  if (rule.status === 'deployed') await ctx.backend.sync();
+  if (rule.status === 'deployed' && options.sync !== false) await ctx.backend.sync();
 }

@@ -79,11 +79,11 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(alert.matched_conditions, [{ selection: { User: 'BOB' } }]);
     });
 
-    test('every matching rule is returned, far beyond ten', async () => {
+    test('bulk deploy writes every rule; every matching rule is returned, far beyond ten', async () => {
       const ids: string[] = [];
-      for (let i = 0; i < 25; i++) {
-        ids.push((await createRule(admin, { yaml_content: equalsRule(`Many ${i}`, 'Tag', 'many'), deploy: true })).id);
-      }
+      for (let i = 0; i < 25; i++) ids.push((await createRule(admin, { yaml_content: equalsRule(`Many ${i}`, 'Tag', 'many') })).id);
+      const bulk = await admin.post('/api/rules/bulk/deploy', { ids });
+      assert.equal(bulk.data.deployed, 25, bulk.body);
       const events = Array.from({ length: 30 }, (_, i) => ({ '@timestamp': '2026-11-20T11:00:00Z', Tag: 'many', n: i }));
       const response = await ingest(service, pattern, events);
       assert.equal(response.statusCode, 200, response.body);
