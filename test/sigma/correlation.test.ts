@@ -374,3 +374,25 @@ test('correlations that cannot be evaluated are rejected with a reason, and so a
   assert.match(rejected[5].reason, /not supported/);
   assert.match(rejected[6].reason, /'__proto__' is not a usable field name/);
 });
+
+test('past maxPending the oldest waiting inputs are evaluated early, and nothing older is accepted afterwards', () => {
+  const set = compile([COUNT3], { latenessMs: 60 * M, maxPending: 2 });
+  const state = newState(set);
+  const fired: Firing[] = [];
+  for (const t of [10, 20, 30]) fired.push(...feed(set, state, m('r', t * S, { host: 'h' })).firings);
+  assert.equal(state.pending.length, 2);
+  assert.equal(state.floor, T0 + 10 * S);
+  // Within the lateness, but older than what was evaluated: dropped.
+  assert.deepEqual(feed(set, state, m('r', 5 * S, { host: 'h' })).firings, []);
+  assert.equal(state.droppedLate, 1);
+  fired.push(...flush(set, state).firings);
+  assert.deepEqual(fired.map((f) => [f.windowStart - T0, f.windowEnd - T0]), [[10 * S, 30 * S]]);
+});
+
+test('matches of rules no correlation references are ignored: they neither wait nor move the clock', () => {
+  const set = compile([COUNT3]);
+  const state = newState(set);
+  assert.deepEqual(feed(set, state, m('unrelated', 10 * M, { host: 'h' })), { firings: [], warnings: [] });
+  assert.equal(state.clock, null);
+  assert.equal(run(set, [0, S, 2 * S].map((t) => m('r', t, { host: 'h' })), state).firings.length, 1);
+});
