@@ -54,7 +54,7 @@ export class CorrelationScan {
     private readonly options: CorrelationScanOptions,
     private readonly say: (text: string) => void,
   ) {
-    const { set, rejected } = compileCorrelations(
+    const { set, rejected, warnings } = compileCorrelations(
       catalog.correlations.map((c) => c.rule),
       { latenessMs: options.latenessMs },
     );
@@ -62,6 +62,7 @@ export class CorrelationScan {
     this.state = newState(set);
     for (const r of rejected) this.rejected.push({ path: catalog.correlations[r.input].path, reason: `correlation: ${r.reason}` });
     this.paths = set.correlations.map((c) => catalog.correlations[c.input].path);
+    for (const w of warnings) say(`warning: ${w}`);
     // A reference to no loaded rule or correlation can never be fed: said once per correlation.
     const known = new Set<string>();
     for (const r of catalog.rules) for (const x of [r.id, r.name]) if (x !== null) known.add(x.toLowerCase());

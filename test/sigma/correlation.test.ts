@@ -245,6 +245,15 @@ test('nothing fires twice for one window: after a firing the group starts afresh
   assert.equal(state.correlations[0].firings, 2);
 });
 
+test('a counting condition that one input satisfies is compiled with a warning (it fires at every group\'s first input)', () => {
+  const { set, warnings } = compileCorrelations([rule(COUNT3.replace('gte: 3', 'lt: 5')), rule(COUNT3)]);
+  assert.equal(set.correlations.length, 2);
+  assert.deepEqual(warnings, [
+    "correlation 'Three': its condition holds for a single input, so it fires at the first input of every group (conditions are checked at each input, not at the end of the timespan)",
+  ]);
+  assert.deepEqual(run(set, [m('r', 0, { host: 'h' })]).firings.map((f) => f.value), [1]);
+});
+
 test('range conditions combine two comparisons; eq and neq', () => {
   const range = compile([COUNT3.replace('gte: 3', 'gt: 1\n    lte: 2')]);
   assert.deepEqual(run(range, [m('r', 0, { host: 'h' }), m('r', S, { host: 'h' })]).firings.map((f) => f.value), [2]);

@@ -5,7 +5,7 @@
 // before the ones referencing it. References that name no correlation are base rules: the caller feeds
 // their matches.
 import type { SigmaRule } from '../rule.js';
-import { parseCondition } from './condition.js';
+import { holds, parseCondition } from './condition.js';
 import { DEFAULT_OPTIONS } from './types.js';
 import type { CompiledCorrelation, CorrelationSet, CorrelationType, EngineOptions, Target } from './types.js';
 
@@ -21,6 +21,18 @@ export interface RejectedCorrelation {
 export interface CompileCorrelationsResult {
   set: CorrelationSet;
   rejected: RejectedCorrelation[];
+  /** Correlations that compile but likely do not mean what they say when evaluated as a stream. */
+  warnings: string[];
+}
+
+const COUNTING: CorrelationType[] = ['event_count', 'value_count', 'temporal', 'temporal_ordered'];
+
+/** A counting condition that a single input already satisfies ("lt: 5") fires at every group's first
+ * input: the condition is checked at each input, not at the end of a closed time range. */
+function streamWarnings(correlations: CompiledCorrelation[]): string[] {
+  return correlations
+    .filter((c) => COUNTING.includes(c.type) && holds(c.condition, 1))
+    .map((c) => `correlation '${c.title}': its condition holds for a single input, so it fires at the first input of every group (conditions are checked at each input, not at the end of the timespan)`);
 }
 
 export function refKey(ref: string): string {
@@ -151,7 +163,7 @@ export function compileCorrelations(rules: readonly SigmaRule[], options: Partia
       else list.push({ correlation: c.index, entries: [entry] });
     });
   }
-  return { set: { correlations, targets, options: opts, fingerprint: fingerprintOf(correlations, opts) }, rejected };
+  return { set: { correlations, targets, options: opts, fingerprint: fingerprintOf(correlations, opts) }, rejected, warnings: streamWarnings(correlations) };
 }
 
 /** The references of rules whose own matches are not alerts: referenced by a correlation without
