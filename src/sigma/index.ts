@@ -31,7 +31,7 @@ export type { RuleIndexStats } from './index/rule-index.js';
 export { requirementOf } from './index/witness.js';
 export type { Atom, Clause, Requirement } from './index/witness.js';
 export { compileCorrelations, generatesAlerts, suppressedRuleRefs, newState, feed, advance, flush, serialize, restore, StateMismatchError } from './correlation/index.js';
-export type { CompiledCorrelation, CorrelationSet, EngineOptions, EngineState, FeedResult, Firing, RuleMatch, RejectedCorrelation } from './correlation/index.js';
+export type { CompiledCorrelation, CompileCorrelationsResult, CorrelationSet, EngineOptions, EngineState, FeedResult, Firing, RuleMatch, RejectedCorrelation } from './correlation/index.js';
 export { buildCatalog } from './scan/rule-catalog.js';
 export type { RuleCatalog, CatalogRule, RejectedRule, RuleSource } from './scan/rule-catalog.js';
 export { compileDsl } from './opensearch/compile-dsl.js';

@@ -153,7 +153,7 @@ function evaluate(set: CorrelationSet, state: EngineState, p: PendingInput, resu
     const c = firing.correlation;
     const refs = [c.id, c.name].filter((x): x is string => x !== null);
     for (const t of targetsOf(set, refs)) {
-      queue.push({ correlation: t.correlation, entries: t.entries, refs, t: firing.windowEnd, s: p.s, f: firing.groupKey as Record<string, JsonValue>, ids: firing.eventIds });
+      queue.push({ correlation: t.correlation, entries: t.entries, refs, t: firing.windowEnd, s: p.s, f: firing.groupKey as Record<string, JsonValue>, ids: [...firing.eventIds] });
     }
   }
 }
