@@ -194,6 +194,9 @@ test('chaining (specification example): many failed logins, then a successful lo
   // generate: false (the default) means the referenced rules raise no alerts of their own.
   assert.equal(generatesAlerts(set, ['failed_login']), false);
   assert.equal(generatesAlerts(set, ['unrelated']), true);
+  // The inner correlation is a referenced rule too: its own firings are not alerts either.
+  assert.equal(generatesAlerts(set, ['multiple_failed_login']), false);
+  assert.equal(generatesAlerts(set, ['4a0b8c7e-52c5-4b16-9e3c-3c1c7e2b7c11']), true);
 });
 
 test('aliases (specification example): one group field named differently in each rule', () => {
