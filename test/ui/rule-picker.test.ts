@@ -67,10 +67,10 @@ describe('the alert queue rule filter at scale', { skip: missing ?? false }, () 
 
     await page.getByLabel('Find rule').fill('zeta');
     const select = page.getByRole('combobox', { name: /^Rule/ });
-    await page.waitForFunction(() => [...document.querySelectorAll('option')].some((o) => o.textContent === 'Zeta lateral movement'));
+    await page.locator('option', { hasText: 'Zeta lateral movement' }).waitFor({ state: 'attached' });
     await select.selectOption({ label: 'Zeta lateral movement' });
-    await page.waitForFunction(() => location.search.includes('rule_id='));
-    await page.waitForFunction(() => !document.body.textContent?.includes('Bulk rule 003'));
+    await page.waitForURL(/rule_id=/);
+    await page.getByRole('cell', { name: 'Bulk rule 003', exact: true }).first().waitFor({ state: 'detached' });
     assert.equal(await page.locator('tbody tr').count(), 2);
 
     await page.reload();
