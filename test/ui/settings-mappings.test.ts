@@ -265,6 +265,39 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     assert.equal(stored.field_mappings.length, 3);
   });
 
+  test('sets the log sources and placeholder values of the pattern, kept after a reload', async () => {
+    const form = page.getByRole('form', { name: 'Log sources and placeholders of applogs' });
+    await form.getByRole('button', { name: 'Add log source' }).click();
+    // A deployed rule of this pattern reads Linux events: a scope without Linux is refused, with the reason.
+    await form.getByLabel('Product of log source 1').fill('windows');
+    await form.getByRole('button', { name: 'Save log sources and placeholders' }).click();
+    await form.getByText(/outside/).first().waitFor();
+    await form.getByRole('button', { name: 'Add log source' }).click();
+    await form.getByLabel('Product of log source 2').fill('linux');
+    await form.getByRole('button', { name: 'Add placeholder' }).click();
+    await form.getByLabel('Name of placeholder 1').fill('%admin_users%');
+    await form.getByLabel('Values of placeholder 1').fill('alice\nroot*');
+    await form.getByRole('button', { name: 'Save log sources and placeholders' }).click();
+    await form.getByText('Log sources and placeholders saved.').waitFor();
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Field mappings of applogs' }).waitFor();
+    assert.equal(await form.getByLabel('Product of log source 1').inputValue(), 'windows');
+    assert.equal(await form.getByLabel('Name of placeholder 1').inputValue(), 'admin_users');
+    assert.equal(await form.getByLabel('Values of placeholder 1').inputValue(), 'alice\nroot*');
+    const id = page.url().split('/').pop()!;
+    const stored = (await page.evaluate(`fetch('/api/index_patterns/${id}').then((r) => r.json())`)) as { logsource_scope: unknown; placeholders: unknown };
+    assert.deepEqual(stored.logsource_scope, [{ product: 'windows' }, { product: 'linux' }]);
+    assert.deepEqual(stored.placeholders, { admin_users: ['alice', 'root*'] });
+    await checkPage('36b-pattern-scope');
+
+    // Back to any log source, so the rest of the suite is unaffected.
+    await form.getByRole('button', { name: 'Remove log source 2' }).click();
+    await form.getByRole('button', { name: 'Remove log source 1' }).click();
+    await form.getByRole('button', { name: 'Save log sources and placeholders' }).click();
+    await form.getByText('Log sources and placeholders saved.').waitFor();
+  });
+
   test('a viewer reads the mappings and the catalogue but has no way to change them', async () => {
     await page.getByRole('link', { name: 'Users' }).click();
     const form = page.getByRole('form', { name: 'New user' });

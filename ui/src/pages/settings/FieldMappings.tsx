@@ -11,6 +11,7 @@ import { FieldCatalogue } from './FieldCatalogue';
 import { MappingTable } from './MappingTable';
 import { Message, type Outcome } from './Message';
 import { PatternOptions } from './PatternOptions';
+import { PatternScope } from './PatternScope';
 import { PresetView } from './PresetView';
 import { guessSigmaField, newRow, placeErrors, prepare, rowsOf, sameMappings, type DraftRow, type RowErrors } from './mapping-draft';
 import { usePresets } from './usePresets';
@@ -249,6 +250,7 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
         <FieldCatalogue patternId={pattern.id} mappedFrom={mappedFrom} onMap={admin ? mapCatalogueField : undefined} onFields={setCatalogueFields} />
       </div>
       <PatternOptions pattern={pattern} admin={admin} onSaved={setPattern} />
+      <PatternScope pattern={pattern} admin={admin} onSaved={setPattern} />
     </div>
   );
 }

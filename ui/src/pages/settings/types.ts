@@ -14,6 +14,10 @@ export interface PatternSettings extends IndexPattern {
   ingest_token_prefix?: string;
   /** Where an alert's source IP, user and host are read: the first of these event fields with a value. */
   entity_fields?: Record<EntityKind, string[]>;
+  /** Values of Sigma %placeholder% names: name → values. */
+  placeholders?: Record<string, string[]>;
+  /** The log sources the events come from; null: any. */
+  logsource_scope?: Array<{ product?: string; category?: string; service?: string }> | null;
 }
 
 export type EntityKind = 'source_ip' | 'user' | 'host';
