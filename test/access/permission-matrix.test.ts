@@ -75,6 +75,7 @@ const MATRIX: Record<string, Row> = {
   'POST /api/rules/bulk/delete': 'admin',
   'POST /api/rules/bulk/deploy': 'analyst',
   'POST /api/rules/bulk/undeploy': 'analyst',
+  'POST /api/rules/reconcile': 'admin',
   'POST /api/rules/import': 'analyst',
   'GET /api/rules/{id}/versions': 'signed-in',
   'GET /api/rules/{id}/versions/{version}': 'signed-in',
