@@ -19,9 +19,9 @@ export class RuleSet {
     if (this.rules.delete(id)) this.revision++;
   }
 
-  /** The live compiled rules. */
-  compiled(): IterableIterator<CompiledRule> {
-    return this.rules.values();
+  /** The live compiled rules with their ids. */
+  entries(): IterableIterator<[string, CompiledRule]> {
+    return this.rules.entries();
   }
 
   /** The live compiled rule of a stored query (to explain a match). */

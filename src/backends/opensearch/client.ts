@@ -20,7 +20,8 @@ export function openSearchClient(settings: Config['opensearch']): Client {
     ssl: settings.caFile ? { ca: readFileSync(settings.caFile) } : undefined,
     headers,
     requestTimeout: REQUEST_TIMEOUT_MS,
-    maxRetries: 1,
+    // No retry: a request that timed out would be sent again to a node already too busy to answer it.
+    maxRetries: 0,
   });
 }
 

@@ -41,38 +41,41 @@ export const DSL_OPTIONS: DslOptions = {
   fold: foldCase,
 };
 
-/** The mapping of one rule field. */
-export function fieldMapping(): Record<string, unknown> {
-  return {
-    type: 'keyword',
-    fields: {
-      [IP_SUBFIELD]: { type: 'ip', ignore_malformed: true },
-      [NUMERIC_SUBFIELD]: { type: 'double', ignore_malformed: true },
-    },
-  };
-}
-
-const FOLDED_MAPPING = { type: 'keyword' };
+const IP_MAPPING = { type: 'ip', ignore_malformed: true };
+const NUMERIC_MAPPING = { type: 'double', ignore_malformed: true };
+const KEYWORD_MAPPING = { type: 'keyword' };
 
 /**
- * The fields a detection reads (rule field names), those it compares case-insensitively, and whether it
- * searches keywords (values of any field), case-insensitively or not.
+ * The fields a detection reads (rule field names): those it compares case-insensitively, by `cidr` and
+ * by number; and whether it searches keywords (values of any field), case-insensitively or not.
  */
 export interface FieldUse {
   fields: Set<string>;
   folded: Set<string>;
+  ip: Set<string>;
+  numeric: Set<string>;
   keywords: boolean;
   keywordsFolded: boolean;
 }
 
-export const noFieldUse = (): FieldUse => ({ fields: new Set(), folded: new Set(), keywords: false, keywordsFolded: false });
+export const noFieldUse = (): FieldUse => ({ fields: new Set(), folded: new Set(), ip: new Set(), numeric: new Set(), keywords: false, keywordsFolded: false });
 
-/** The document fields a use needs, with their mappings. */
+/**
+ * The document fields a use needs, with their mappings: a keyword per field, with the `ip` and `num`
+ * subfields only where a rule compares addresses or numbers (every subfield costs the node a parse of
+ * every value it is sent); the folded twins; the keywords field and its twin.
+ */
 export function mappingsOf(use: FieldUse): Map<string, Record<string, unknown>> {
   const out = new Map<string, Record<string, unknown>>();
-  for (const f of use.fields) out.set(documentField(f), fieldMapping());
-  for (const f of use.folded) out.set(foldedField(documentField(f)), FOLDED_MAPPING);
-  if (use.keywordsFolded) out.set(foldedField(KEYWORDS_FIELD), FOLDED_MAPPING);
+  for (const f of use.fields) {
+    const fields: Record<string, unknown> = {};
+    if (use.ip.has(f)) fields[IP_SUBFIELD] = IP_MAPPING;
+    if (use.numeric.has(f)) fields[NUMERIC_SUBFIELD] = NUMERIC_MAPPING;
+    out.set(documentField(f), Object.keys(fields).length > 0 ? { ...KEYWORD_MAPPING, fields } : KEYWORD_MAPPING);
+  }
+  for (const f of use.folded) out.set(foldedField(documentField(f)), KEYWORD_MAPPING);
+  if (use.keywords) out.set(KEYWORDS_FIELD, KEYWORD_MAPPING);
+  if (use.keywordsFolded) out.set(foldedField(KEYWORDS_FIELD), KEYWORD_MAPPING);
   return out;
 }
 
@@ -94,6 +97,8 @@ export function fieldsOf(ir: IRNode, into: FieldUse = noFieldUse()): FieldUse {
         for (const f of ir.fields) {
           into.fields.add(f);
           if (folded) into.folded.add(f);
+          if (ir.test.op === 'cidr') into.ip.add(f);
+          if (ir.test.op === 'cmp') into.numeric.add(f);
         }
       } else {
         into.keywords = true;
@@ -120,7 +125,8 @@ export class EventProjection {
     this.keywordsFolded = use.keywordsFolded;
   }
 
-  project(event: object): Record<string, unknown> {
+  /** The event's document; `keywords: false` leaves out the keywords field (no keyword rule is a candidate). */
+  project(event: object, keywords = true): Record<string, unknown> {
     const doc: Record<string, unknown> = {};
     for (const [name, folded, accessor] of this.fields) {
       const values: Scalar[] = [];
@@ -130,7 +136,7 @@ export class EventProjection {
       });
       put(doc, name, folded, values);
     }
-    if (this.keywords) {
+    if (this.keywords && keywords) {
       const values: Scalar[] = [];
       eachLeaf(event, (v) => {
         if (isScalar(v)) values.push(v);

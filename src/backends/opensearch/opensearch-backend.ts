@@ -28,7 +28,8 @@ export class OpenSearchBackend implements SearchBackend {
   private readonly indices: PercolatorIndices;
   /** Indices written since the last sync (refreshed there, so the next event sees the change). */
   private readonly written = new Set<string>();
-  private readonly projections = new Map<string, { revision: number; projection: EventProjection }>();
+  /** Per index: the projection of its rules' fields and the rules with keyword searches, for a rule-set revision. */
+  private readonly projections = new Map<string, { revision: number; projection: EventProjection; keywordRules: Set<string> }>();
 
   private constructor(
     readonly client: Client,
@@ -120,11 +121,15 @@ export class OpenSearchBackend implements SearchBackend {
     let cached = this.projections.get(index);
     if (!cached || cached.revision !== set.revision) {
       const use = noFieldUse();
-      for (const rule of set.compiled()) fieldsOf(rule.ir, use);
-      cached = { revision: set.revision, projection: new EventProjection(use) };
+      const keywordRules = new Set<string>();
+      for (const [id, rule] of set.entries()) {
+        fieldsOf(rule.ir, use);
+        if (fieldsOf(rule.ir).keywords) keywordRules.add(id);
+      }
+      cached = { revision: set.revision, projection: new EventProjection(use), keywordRules };
       this.projections.set(index, cached);
     }
-    const projection = cached.projection;
+    const { projection, keywordRules } = cached;
     const out: string[][] = [];
     for (let start = 0; start < events.length; start += PERCOLATE_BATCH) {
       const batch = events.slice(start, start + PERCOLATE_BATCH);
@@ -137,7 +142,9 @@ export class OpenSearchBackend implements SearchBackend {
         for (let i = 0; i < batch.length; i++) out.push([]);
         continue;
       }
-      const matches = await this.indices.percolate(index, batch.map((e) => projection.project(e)), [...candidates]);
+      // The keywords field (every value of the event) is sent only when a keyword rule is a candidate.
+      const keywords = [...keywordRules].some((id) => candidates.has(id));
+      const matches = await this.indices.percolate(index, batch.map((e) => projection.project(e, keywords)), [...candidates]);
       for (const ids of matches) out.push(ids.filter((id) => set.has(id)));
     }
     return out;

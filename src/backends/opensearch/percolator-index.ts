@@ -5,7 +5,7 @@
 import type { Client } from '@opensearch-project/opensearch';
 import { BackendUnavailableError } from '../backend.js';
 import { reasonOf, send, statusOf, type ClusterRequest } from './client.js';
-import { fieldMapping, KEYWORDS_FIELD, mappingsOf, QUERY_FIELD, RULE_ID_FIELD, RULE_VERSION_FIELD, type FieldUse } from './document.js';
+import { mappingsOf, QUERY_FIELD, RULE_ID_FIELD, RULE_VERSION_FIELD, type FieldUse } from './document.js';
 
 /** A rule query as the percolator index holds it. */
 export interface PercolatorDocument {
@@ -13,6 +13,11 @@ export interface PercolatorDocument {
   ruleId: string;
   ruleVersion: number;
   query: Record<string, unknown>;
+}
+
+/** A field's name and those of its subfields (`f`, `f.ip`, …), as the mapping holds them. */
+function namesOf(field: string, mapping: Record<string, unknown>): string[] {
+  return [field, ...Object.keys((mapping.fields as Record<string, unknown> | undefined) ?? {}).map((sub) => `${field}.${sub}`)];
 }
 
 /** A stored query the cluster would not take, with its reason. */
@@ -51,17 +56,18 @@ export class PercolatorIndices {
     return this.prefix + index;
   }
 
-  /** Creates the index if absent and maps the document fields a use needs, if not yet mapped. */
+  /** Creates the index if absent and maps the document fields (and subfields) a use needs, if not yet mapped. */
   async ensureFields(index: string, use: FieldUse): Promise<void> {
     let known = this.mapped.get(index);
     if (!known) {
       known = await this.open(index);
       this.mapped.set(index, known);
     }
-    const missing = [...mappingsOf(use)].filter(([f]) => !known.has(f));
+    const missing = [...mappingsOf(use)].filter(([f, mapping]) => !namesOf(f, mapping).every((n) => known.has(n)));
     if (missing.length === 0) return;
+    // Subfields added to a field already mapped are merged with those it has.
     await this.send({ method: 'PUT', path: `/${this.at(index)}/_mapping`, body: { properties: Object.fromEntries(missing) } });
-    for (const [f] of missing) known.add(f);
+    for (const [f, mapping] of missing) for (const n of namesOf(f, mapping)) known.add(n);
   }
 
   /** Creates the index when it does not exist; answers the fields it maps. */
@@ -80,7 +86,6 @@ export class PercolatorIndices {
               [QUERY_FIELD]: { type: 'percolator' },
               [RULE_ID_FIELD]: { type: 'keyword' },
               [RULE_VERSION_FIELD]: { type: 'integer' },
-              [KEYWORDS_FIELD]: fieldMapping(),
             },
           },
         },
@@ -88,8 +93,10 @@ export class PercolatorIndices {
     } catch (error) {
       if (!/resource_already_exists_exception/.test(JSON.stringify((error as { meta?: { body?: unknown } }).meta?.body ?? ''))) throw error;
     }
-    const mapping = await this.send<Record<string, { mappings: { properties?: Record<string, unknown> } }>>({ method: 'GET', path: `/${this.at(index)}/_mapping` });
-    return new Set(Object.keys(Object.values(mapping)[0]?.mappings.properties ?? {}));
+    const mapping = await this.send<Record<string, { mappings: { properties?: Record<string, Record<string, unknown>> } }>>({ method: 'GET', path: `/${this.at(index)}/_mapping` });
+    const known = new Set<string>();
+    for (const [f, m] of Object.entries(Object.values(mapping)[0]?.mappings.properties ?? {})) for (const n of namesOf(f, m)) known.add(n);
+    return known;
   }
 
   /**
