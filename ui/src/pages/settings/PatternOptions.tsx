@@ -2,8 +2,8 @@
 // is the default pattern, and the event fields an alert's source IP, user and host are read from.
 // Admins change them (only what changed is sent); the others read them.
 import { useState } from 'react';
-import { ApiError, api, errorText } from '../../api';
-import { Message, type Outcome } from './Message';
+import { Message } from './Message';
+import { usePatternSave } from './usePatternSave';
 import type { EntityKind, PatternSettings } from './types';
 
 const ENTITIES: [EntityKind, string][] = [
@@ -53,26 +53,17 @@ function changesOf(draft: Draft, saved: Draft): Record<string, unknown> {
 export function PatternOptions({ pattern, admin, onSaved }: { pattern: PatternSettings; admin: boolean; onSaved(p: PatternSettings): void }) {
   const saved = draftOf(pattern);
   const [draft, setDraft] = useState<Draft>(saved);
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const [errors, setErrors] = useState<string[]>([]);
+  const { outcome, errors, save: send, reset, clearOutcome } = usePatternSave(pattern, onSaved);
   const changes = changesOf(draft, saved);
   const dirty = Object.keys(changes).length > 0;
 
   const set = (patch: Partial<Draft>) => {
     setDraft((d) => ({ ...d, ...patch }));
-    setOutcome(null);
+    clearOutcome();
   };
   const save = async () => {
-    setErrors([]);
-    try {
-      const updated = await api.patch<PatternSettings>(`/api/index_patterns/${encodeURIComponent(pattern.id)}`, changes);
-      setDraft(draftOf(updated));
-      onSaved(updated);
-      setOutcome({ text: 'Settings saved.' });
-    } catch (e) {
-      setOutcome({ text: errorText(e), error: true });
-      if (e instanceof ApiError) setErrors(e.errors.map((err) => `${err.field.replace(/^body\./, '')}: ${err.message}`));
-    }
+    const updated = await send(changes, 'Settings saved.');
+    if (updated) setDraft(draftOf(updated));
   };
 
   return (
@@ -132,8 +123,7 @@ export function PatternOptions({ pattern, admin, onSaved }: { pattern: PatternSe
             disabled={!dirty}
             onClick={() => {
               setDraft(saved);
-              setOutcome(null);
-              setErrors([]);
+              reset();
             }}
           >
             Discard changes

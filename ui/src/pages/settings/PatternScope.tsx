@@ -2,8 +2,8 @@
 // rule whose logsource cannot occur there is refused) and the values of Sigma %placeholder% names its
 // rules may use (`expand`). Admins change them; the others read them. Both are saved together.
 import { useState } from 'react';
-import { ApiError, api, errorText } from '../../api';
-import { Message, type Outcome } from './Message';
+import { Message } from './Message';
+import { usePatternSave } from './usePatternSave';
 import type { PatternSettings } from './types';
 
 type ScopeKey = 'product' | 'category' | 'service';
@@ -42,25 +42,16 @@ function bodyOf(d: Draft): { logsource_scope: Array<Partial<ScopeRow>> | null; p
 
 export function PatternScope({ pattern, admin, onSaved }: { pattern: PatternSettings; admin: boolean; onSaved(p: PatternSettings): void }) {
   const [draft, setDraft] = useState<Draft>(() => draftOf(pattern));
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const [errors, setErrors] = useState<string[]>([]);
+  const { outcome, errors, save: send, clearOutcome } = usePatternSave(pattern, onSaved);
   const dirty = JSON.stringify(bodyOf(draft)) !== JSON.stringify(bodyOf(draftOf(pattern)));
 
   const change = (next: Draft) => {
     setDraft(next);
-    setOutcome(null);
+    clearOutcome();
   };
   const save = async () => {
-    setErrors([]);
-    try {
-      const updated = await api.patch<PatternSettings>(`/api/index_patterns/${encodeURIComponent(pattern.id)}`, bodyOf(draft));
-      setDraft(draftOf(updated));
-      onSaved(updated);
-      setOutcome({ text: 'Log sources and placeholders saved.' });
-    } catch (e) {
-      setOutcome({ text: errorText(e), error: true });
-      if (e instanceof ApiError) setErrors(e.errors.map((err) => `${err.field.replace(/^body\./, '')}: ${err.message}`));
-    }
+    const updated = await send(bodyOf(draft), 'Log sources and placeholders saved.');
+    if (updated) setDraft(draftOf(updated));
   };
 
   return (
