@@ -54,7 +54,12 @@ export class OpenSearchBackend implements SearchBackend {
   /** Brings the cluster in line with the database in the background; logs what it fixed. */
   reconcileInBackground(): void {
     void this.reconcile()
-      .then((report) => this.log?.info({ reconcile: report }, 'percolator indices reconciled with the deployed rules'))
+      .then((report) => {
+        if (report.refused.length > 0) {
+          this.log?.warn({ refused: report.refused }, 'deployed rules the cluster cannot hold never match: undeploy or change them');
+        }
+        this.log?.info({ reconcile: { ...report, refused: report.refused.length } }, 'percolator indices reconciled with the deployed rules');
+      })
       .catch((error: unknown) => this.log?.warn({ err: error }, 'reconciling the percolator indices failed; it runs again at the next start or on POST /api/rules/reconcile'));
   }
 
