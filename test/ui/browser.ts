@@ -1,7 +1,9 @@
 // Browser-test harness of the web UI: a real `vigil serve` process on a free port with a fresh data
 // directory, Debian's Chromium driven through playwright-core, and the checks every page gets (no
 // console error, no page error, no Content-Security-Policy violation, no serious or critical axe-core
-// finding). Screenshots go to .artifacts/ui/ (git-ignored).
+// finding), with the set-up every browser test shares: a page open on the console, signing in,
+// sending events with an ingest token. Screenshots go to .artifacts/ui/ (git-ignored).
+import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -148,4 +150,93 @@ export async function waitUntil(page: Page, expression: string, timeoutMs = 30_0
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${expression}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+export interface BrowserPageOptions {
+  /** The console's address as the browser opens it (the server's own by default), for another host name. */
+  consoleUrl?: string;
+  /** The page's default timeout for every wait (30 s by default). */
+  timeout?: number;
+}
+
+export interface BrowserPage {
+  browser: Browser;
+  page: Page;
+  problems: PageProblems;
+  /** Screenshot, then no CSP violation, no console or page error so far, no serious or critical axe finding. */
+  checkPage(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Launches the browser with one page (1366×900, CSP violations collected) whose problems are recorded,
+ * the signed-out 401 of /api/auth/me allowed: opening the console signed out asks who is signed in.
+ */
+export async function openPage(server: RunningServer, options: BrowserPageOptions = {}): Promise<BrowserPage> {
+  const browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+  await context.addInitScript(CSP_LISTENER);
+  const page = await context.newPage();
+  page.setDefaultTimeout(options.timeout ?? 30_000);
+  const problems = new PageProblems(page);
+  const origin = new URL(options.consoleUrl ?? server.url).origin;
+  problems.allow(new RegExp(`status of 401 .*@ ${escapeRegExp(origin)}/api/auth/me$`));
+  return { browser, page, problems, checkPage: (name) => checkPage(page, problems, name), close: () => browser.close() };
+}
+
+export interface ConsoleSession extends BrowserPage {
+  server: RunningServer;
+}
+
+/** Starts a server and opens a page for it (see openPage); close() ends both. */
+export async function openConsole(options: ServerOptions & BrowserPageOptions = {}): Promise<ConsoleSession> {
+  const server = await startServer(options);
+  let opened: BrowserPage;
+  try {
+    opened = await openPage(server, options);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return {
+    ...opened,
+    server,
+    async close() {
+      await opened.close();
+      await server.stop();
+    },
+  };
+}
+
+/** The checks of every page: nothing went wrong so far and axe finds nothing serious. The screenshot comes first. */
+export async function checkPage(page: Page, problems: PageProblems, name: string): Promise<void> {
+  await screenshot(page, name);
+  assert.deepEqual(await cspViolations(page), [], `CSP violations on ${name}`);
+  assert.deepEqual(problems.problems, [], `console or page errors on ${name}`);
+  const findings = await axeFindings(page);
+  assert.deepEqual(findings, [], `accessibility findings on ${name}: ${JSON.stringify(findings, null, 2)}`);
+}
+
+/** Signs in on the sign-in page shown; by default waits for the Alerts page that follows. */
+export async function signIn(page: Page, username: string, password: string, options: { waitForAlerts?: boolean } = {}): Promise<void> {
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  if (options.waitForAlerts ?? true) await page.getByRole('heading', { name: 'Alerts' }).waitFor();
+}
+
+/** Sends events to an index pattern with its ingest token; the answer must be 200. */
+export async function sendEvents(url: string, pattern: string, token: string, events: object[]): Promise<{ accepted: number; alerts_created: number }> {
+  const res = await fetch(`${url}/api/logs/${pattern}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(events),
+  });
+  const text = await res.text();
+  assert.equal(res.status, 200, text);
+  return JSON.parse(text) as { accepted: number; alerts_created: number };
+}
+
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

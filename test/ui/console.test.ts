@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as OTPAuth from 'otpauth';
-import type { Browser, Page } from 'playwright-core';
-import { ADMIN_PASSWORD, axeFindings, waitUntil, browserMissing, CSP_LISTENER, cspViolations, launchBrowser, PageProblems, screenshot, startServer, type RunningServer } from './browser.js';
+import type { Page } from 'playwright-core';
+import { ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, waitUntil, type ConsoleSession, type PageProblems, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 
@@ -27,72 +27,29 @@ level: high
 `;
 
 describe('web UI in a browser', { skip: missing ?? false }, () => {
-  let server: RunningServer;
-  let browser: Browser;
-  let page: Page;
-  let problems: PageProblems;
+  let ui: ConsoleSession, server: RunningServer, page: Page, problems: PageProblems;
   let ingestToken = '';
+  before(async () => ({ server, page, problems } = ui = await openConsole()));
+  after(() => ui?.close());
 
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-    await context.addInitScript(CSP_LISTENER);
-    page = await context.newPage();
-    page.setDefaultTimeout(30_000);
-    problems = new PageProblems(page);
-    // Opening the console signed out asks who is signed in: that 401 is the expected answer.
-    problems.allow(/status of 401 .*@ http:\/\/127\.0\.0\.1:\d+\/api\/auth\/me$/);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  /** The checks of every page: nothing went wrong so far and axe finds nothing serious. */
-  async function checkPage(name: string) {
-    await screenshot(page, name);
-    assert.deepEqual(await cspViolations(page), [], `CSP violations on ${name}`);
-    assert.deepEqual(problems.problems, [], `console or page errors on ${name}`);
-    const findings = await axeFindings(page);
-    assert.deepEqual(findings, [], `accessibility findings on ${name}: ${JSON.stringify(findings, null, 2)}`);
-  }
-
-  async function signIn(password = ADMIN_PASSWORD) {
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  }
-
-  async function ingest(events: object[]) {
-    const res = await fetch(`${server.url}/api/logs/winlogs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ingestToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(events),
-    });
-    const text = await res.text();
-    assert.equal(res.status, 200, text);
-    return JSON.parse(text) as { alerts_created: number };
-  }
+  const ingest = (events: object[]) => sendEvents(server.url, 'winlogs', ingestToken, events);
 
   test('signs in with username and password; the session is an HttpOnly cookie, nothing in storage', async () => {
     await page.goto(server.url + '/');
     await page.getByRole('heading', { name: 'Vigil' }).waitFor();
-    await checkPage('01-login');
+    await ui.checkPage('01-login');
     await page.getByLabel('Username').fill('admin');
     await page.getByLabel('Password').fill('wrong password');
     problems.allow(/status of 401 .*\/api\/auth\/login$/);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'Incorrect username or password' }).waitFor();
-    await signIn();
-    await page.getByRole('heading', { name: 'Alerts' }).waitFor();
+    await signIn(page, 'admin', ADMIN_PASSWORD);
     const cookies = await page.context().cookies();
     const session = cookies.find((c) => c.name === 'svc_session');
     assert.ok(session, 'session cookie set');
     assert.equal(session.httpOnly, true);
     assert.equal(await page.evaluate('localStorage.length + sessionStorage.length'), 0);
-    await checkPage('02-alerts-empty');
+    await ui.checkPage('02-alerts-empty');
   });
 
   test('creates an index pattern; the ingest token and shipper snippets are shown once', async () => {
@@ -109,7 +66,7 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     assert.match((await page.getByLabel('Configuration').textContent())!, /\/api\/logs\/winlogs/);
     await page.getByLabel('Shipper').selectOption('Fluent Bit');
     assert.match((await page.getByLabel('Configuration').textContent())!, /HTTP_Passwd\s+svc_it_/);
-    await checkPage('03-index-patterns');
+    await ui.checkPage('03-index-patterns');
     await page.getByRole('button', { name: 'I have copied it' }).click();
     await page.getByRole('cell', { name: /winlogs/ }).waitFor();
     // A threat-intel feed, so that an alert below is enriched.
@@ -120,7 +77,7 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     await feed.getByLabel('Content', { exact: true }).fill('10.0.0.1\n');
     await feed.getByRole('button', { name: 'Upload feed' }).click();
     await page.getByText('Loaded 1 indicator(s).').waitFor();
-    await checkPage('03b-threat-intel');
+    await ui.checkPage('03b-threat-intel');
   });
 
   test('creates and deploys a rule from the editor, then tests it against a sample log', async () => {
@@ -137,7 +94,7 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     await page.locator('.page-head .badge', { hasText: 'deployed' }).waitFor();
     await page.getByRole('button', { name: 'Test rule' }).click();
     await page.getByRole('status').filter({ hasText: 'Matches' }).waitFor();
-    await checkPage('04-rule-editor');
+    await ui.checkPage('04-rule-editor');
     await page.getByRole('button', { name: 'Run historical test' }).click();
     await page.getByText(/matching event\(s\)/).waitFor();
     // A change makes version 2; the history shows what changed and rolls back to version 1.
@@ -150,7 +107,7 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     const diff = (await page.getByLabel('Changes from version 1 to the current version').textContent())!;
     assert.match(diff, /- level: high/);
     assert.match(diff, /\+ level: medium/);
-    await checkPage('04b-rule-history');
+    await ui.checkPage('04b-rule-history');
     await page.getByRole('button', { name: 'Roll back to v1' }).click();
     await page.getByText(/Rolled back to the content of version 1/).waitFor();
     await page.locator('.page-head .badge', { hasText: 'high' }).waitFor();
@@ -169,7 +126,7 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     await page.getByLabel('Select rule Imported whoami').check();
     await page.getByRole('button', { name: 'Undeploy', exact: true }).click();
     await page.getByText('1 undeployed').waitFor();
-    await checkPage('05-rules');
+    await ui.checkPage('05-rules');
   });
 
   test('alerts ingested while the queue is open are announced live, without moving the list', async () => {
@@ -194,7 +151,7 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     assert.equal(await page.locator('tbody tr').count(), 3);
     // The event from a feed's address carries its risk.
     assert.match((await page.locator('tbody tr', { hasText: 'alice' }).locator('td').last().textContent())!, /^\d+ \(\w+\)$/);
-    await checkPage('06-alerts');
+    await ui.checkPage('06-alerts');
   });
 
   test('filters live in the URL; j/k move through the rows and Enter opens one', async () => {
@@ -237,7 +194,7 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     await page.getByRole('form', { name: 'Create an exception' }).getByLabel('Reason').fill('test machine');
     await page.getByRole('button', { name: 'Create exception' }).click();
     await page.getByText(/Exception created/).waitFor();
-    await checkPage('07-alert-detail');
+    await ui.checkPage('07-alert-detail');
   });
 
   test('bulk: acknowledge then resolve every alert on the page with a comment', async () => {
@@ -255,7 +212,7 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     await page.getByRole('search', { name: 'Alert filters' }).locator('select').first().selectOption('resolved');
     await page.waitForURL(/status=resolved/);
     await waitUntil(page, 'document.querySelectorAll("tbody tr").length === 3');
-    await checkPage('08-alerts-resolved');
+    await ui.checkPage('08-alerts-resolved');
   });
 
   test('the dashboard shows the figures and charts', async () => {
@@ -264,13 +221,13 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     // The ingest rate counts every event received today, the ones no rule matched too.
     await page.getByRole('img', { name: /^Events received per hour over the last 24 hours: [1-9]/ }).waitFor();
     await page.locator('.figure', { hasText: 'Alerts in total' }).getByText('3', { exact: true }).waitFor();
-    await checkPage('09-dashboard');
+    await ui.checkPage('09-dashboard');
     // The dark theme (system preference) passes the same checks, contrast included.
     await page.emulateMedia({ colorScheme: 'dark' });
-    await checkPage('09-dashboard-dark');
+    await ui.checkPage('09-dashboard-dark');
     await page.getByRole('link', { name: 'Alerts', exact: true }).click();
     await page.locator('tbody tr').first().waitFor();
-    await checkPage('09-alerts-dark');
+    await ui.checkPage('09-alerts-dark');
     await page.emulateMedia({ colorScheme: 'light' });
     await page.getByRole('link', { name: 'Dashboard' }).click();
   });
@@ -285,13 +242,13 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     const res = await fetch(`${server.url}/api/external/alerts`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(res.status, 200);
     assert.equal(((await res.json()) as { total: number }).total, 3);
-    await checkPage('10-api-keys');
+    await ui.checkPage('10-api-keys');
     await page.getByRole('link', { name: 'Users' }).click();
     await page.getByRole('cell', { name: 'admin', exact: true }).first().waitFor();
-    await checkPage('11-users');
+    await ui.checkPage('11-users');
     await page.getByRole('link', { name: 'Audit log' }).click();
     await page.getByRole('cell', { name: /rule\./ }).first().waitFor();
-    await checkPage('12-audit');
+    await ui.checkPage('12-audit');
   });
 
   test('turns on two-factor login, then signs in with a recovery code; logout ends the session', async () => {
@@ -301,7 +258,7 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     const secret = (await page.getByLabel('Secret', { exact: true }).textContent())!.trim();
     const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate();
     await page.getByLabel('Code from the app').fill(code);
-    await checkPage('13-two-factor-setup');
+    await ui.checkPage('13-two-factor-setup');
     await page.getByRole('button', { name: 'Turn on two-factor login' }).click();
     const codes = (await page.getByLabel('Codes', { exact: true }).textContent())!.trim().split('\n');
     assert.equal(codes.length, 10);
@@ -309,9 +266,9 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     assert.equal((await page.context().cookies()).some((c) => c.name === 'svc_session' && c.value), false);
-    await signIn();
+    await signIn(page, 'admin', ADMIN_PASSWORD, { waitForAlerts: false });
     await page.getByLabel('Authentication code').fill(codes[0]);
-    await checkPage('14-two-factor-login');
+    await ui.checkPage('14-two-factor-login');
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.getByRole('heading', { name: 'Alerts' }).waitFor();
     await page.getByRole('button', { name: 'Log out' }).click();
