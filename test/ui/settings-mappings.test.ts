@@ -6,8 +6,8 @@
 // screenshots go to .artifacts/ui/.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { ADMIN_PASSWORD, axeFindings, browserMissing, CSP_LISTENER, cspViolations, launchBrowser, PageProblems, screenshot, startServer, type RunningServer } from './browser.js';
+import type { Page } from 'playwright-core';
+import { ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, type ConsoleSession, type PageProblems, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 const VIEWER_PASSWORD = 'viewer-password-for-ui-tests';
@@ -41,42 +41,9 @@ level: low
 `;
 
 describe('field mappings and the field catalogue in a browser', { skip: missing ?? false }, () => {
-  let server: RunningServer;
-  let browser: Browser;
-  let page: Page;
-  let problems: PageProblems;
-
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-    await context.addInitScript(CSP_LISTENER);
-    page = await context.newPage();
-    page.setDefaultTimeout(30_000);
-    problems = new PageProblems(page);
-    // Opening the console signed out asks who is signed in: that 401 is the expected answer.
-    problems.allow(/status of 401 .*@ http:\/\/127\.0\.0\.1:\d+\/api\/auth\/me$/);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function checkPage(name: string) {
-    await screenshot(page, name);
-    assert.deepEqual(await cspViolations(page), [], `CSP violations on ${name}`);
-    assert.deepEqual(problems.problems, [], `console or page errors on ${name}`);
-    const findings = await axeFindings(page);
-    assert.deepEqual(findings, [], `accessibility findings on ${name}: ${JSON.stringify(findings, null, 2)}`);
-  }
-
-  async function signIn(username: string, password: string) {
-    await page.getByLabel('Username').fill(username);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Alerts' }).waitFor();
-  }
+  let ui: ConsoleSession, server: RunningServer, page: Page, problems: PageProblems;
+  before(async () => ({ server, page, problems } = ui = await openConsole()));
+  after(() => ui?.close());
 
   const catalogue = () => page.getByRole('region', { name: 'Field catalogue' });
   const sigmaInput = (n: number) => page.getByLabel(`Sigma field of mapping ${n}`, { exact: true });
@@ -86,7 +53,7 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
 
   test('creates a pattern and ingests events with its token', async () => {
     await page.goto(server.url + '/');
-    await signIn('admin', ADMIN_PASSWORD);
+    await signIn(page, 'admin', ADMIN_PASSWORD);
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { name: 'Index patterns' }).waitFor();
     const form = page.getByRole('form', { name: 'New index pattern' });
@@ -96,15 +63,8 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     assert.match(token, /^svc_it_/);
     await page.getByRole('button', { name: 'I have copied it' }).click();
 
-    const res = await fetch(`${server.url}/api/logs/applogs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(EVENTS),
-    });
-    const text = await res.text();
-    assert.equal(res.status, 200, text);
-    assert.equal((JSON.parse(text) as { accepted: number }).accepted, 2);
-    await checkPage('30-index-patterns');
+    assert.equal((await sendEvents(server.url, 'applogs', token, EVENTS)).accepted, 2);
+    await ui.checkPage('30-index-patterns');
   });
 
   test('the field catalogue lists the fields of the ingested events, with counts, and filters them', async () => {
@@ -120,7 +80,7 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     await catalogue().getByRole('status').filter({ hasText: '2 field(s)' }).waitFor();
     assert.equal(await catalogue().getByRole('cell', { name: 'user.name', exact: true }).count(), 0);
     await catalogue().getByRole('cell', { name: 'process.executable', exact: true }).waitFor();
-    await checkPage('31-field-catalogue');
+    await ui.checkPage('31-field-catalogue');
   });
 
   test('maps a catalogue field in one click; an error of the API is shown at its row', async () => {
@@ -145,7 +105,7 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     // The focus moves to the field in error.
     assert.equal(await page.evaluate('document.activeElement && document.activeElement.getAttribute("aria-label")'), 'Event field of mapping 2');
     assert.equal(await eventInput(1).getAttribute('aria-invalid'), null);
-    await checkPage('32-field-mappings-error');
+    await ui.checkPage('32-field-mappings-error');
 
     await eventInput(2).fill('process.executable');
     assert.equal(await errorRow.getByText(/256 characters/).count(), 0);
@@ -162,7 +122,7 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     // The pattern's own mapping of Image wins over the preset's, and the preset view says so.
     await presetView.getByRole('row', { name: /^Image pattern maps it/ }).waitFor();
     await page.getByText('Unsaved changes').waitFor();
-    await checkPage('33-field-mappings-preset');
+    await ui.checkPage('33-field-mappings-preset');
 
     await page.getByRole('button', { name: 'Save mappings' }).click();
     await page.getByRole('status').filter({ hasText: 'Field mappings saved' }).waitFor();
@@ -198,7 +158,7 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     assert.equal(await sigmaInput(2).inputValue(), 'Image');
 
     await page.emulateMedia({ colorScheme: 'dark' });
-    await checkPage('34-field-mappings-dark');
+    await ui.checkPage('34-field-mappings-dark');
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
@@ -221,7 +181,7 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     const refusal = page.getByRole('alert').filter({ hasText: /deployed rule 'Root whoami'/ });
     await refusal.waitFor();
     assert.match((await refusal.textContent())!, /User/);
-    await checkPage('35-field-mappings-refused');
+    await ui.checkPage('35-field-mappings-refused');
     const id = page.url().split('/').pop()!;
     const read = () => page.evaluate(`fetch('/api/index_patterns/${id}').then((r) => r.json())`) as Promise<{ default_mapping: string; field_mappings: unknown[] }>;
     assert.equal((await read()).default_mapping, 'identity');
@@ -250,7 +210,7 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     // The mapping being edited is still there, still unsaved.
     assert.equal(await sigmaInput(1).inputValue(), 'CommandLineText');
     await page.getByText('Unsaved changes').waitFor();
-    await checkPage('36-pattern-settings');
+    await ui.checkPage('36-pattern-settings');
     await mappingForm().getByRole('button', { name: 'Discard changes' }).click();
     assert.equal(await sigmaInput(1).inputValue(), 'CommandLine');
 
@@ -289,7 +249,7 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     const stored = (await page.evaluate(`fetch('/api/index_patterns/${id}').then((r) => r.json())`)) as { logsource_scope: unknown; placeholders: unknown };
     assert.deepEqual(stored.logsource_scope, [{ product: 'windows' }, { product: 'linux' }]);
     assert.deepEqual(stored.placeholders, { admin_users: ['alice', 'root*'] });
-    await checkPage('36b-pattern-scope');
+    await ui.checkPage('36b-pattern-scope');
 
     // Back to any log source, so the rest of the suite is unaffected.
     await form.getByRole('button', { name: 'Remove log source 2' }).click();
@@ -309,7 +269,7 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
 
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    await signIn('vera', VIEWER_PASSWORD);
+    await signIn(page, 'vera', VIEWER_PASSWORD);
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('link', { name: 'applogs', exact: true }).click();
     await page.getByRole('heading', { name: 'Field mappings of applogs' }).waitFor();
@@ -322,6 +282,6 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     assert.equal(await page.getByRole('combobox', { name: /^Preset/ }).isDisabled(), true);
     assert.equal(await page.getByLabel('Retention (days)').isDisabled(), true);
     assert.equal(await page.getByRole('button', { name: 'Save settings' }).count(), 0);
-    await checkPage('37-field-mappings-viewer');
+    await ui.checkPage('37-field-mappings-viewer');
   });
 });
