@@ -6,8 +6,8 @@
 // leaves. No console error, no CSP violation, no serious or critical axe finding; screenshots in .artifacts/ui/.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { ADMIN_PASSWORD, axeFindings, browserMissing, CSP_LISTENER, cspViolations, launchBrowser, PageProblems, screenshot, startServer, waitUntil, type RunningServer } from './browser.js';
+import type { Page } from 'playwright-core';
+import { ADMIN_PASSWORD, browserMissing, openConsole, signIn, waitUntil, type ConsoleSession, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 
@@ -28,42 +28,17 @@ const CONDITION_LINE = 11;
 const DETECTION_LINE = 7;
 
 describe('rule editor in a browser', { skip: missing ?? false }, () => {
-  let server: RunningServer;
-  let browser: Browser;
-  let page: Page;
-  let problems: PageProblems;
+  let ui: ConsoleSession, server: RunningServer, page: Page;
   let savedRuleId = '';
 
   before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-    await context.addInitScript(CSP_LISTENER);
-    page = await context.newPage();
-    page.setDefaultTimeout(30_000);
-    problems = new PageProblems(page);
-    problems.allow(/status of 401 .*@ http:\/\/127\.0\.0\.1:\d+\/api\/auth\/me$/);
+    ({ server, page } = ui = await openConsole());
     // The check of a broken rule answers 400 (syntax) or 422 (validation), which the browser logs.
-    problems.allow(/status of 4(00|22) .*\/api\/rules\/test$/);
+    ui.problems.allow(/status of 4(00|22) .*\/api\/rules\/test$/);
     await page.goto(server.url + '/');
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Alerts' }).waitFor();
+    await signIn(page, 'admin', ADMIN_PASSWORD);
   });
-
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function checkPage(name: string) {
-    await screenshot(page, name);
-    assert.deepEqual(await cspViolations(page), [], `CSP violations on ${name}`);
-    assert.deepEqual(problems.problems, [], `console or page errors on ${name}`);
-    const findings = await axeFindings(page);
-    assert.deepEqual(findings, [], `accessibility findings on ${name}: ${JSON.stringify(findings, null, 2)}`);
-  }
+  after(() => ui?.close());
 
   const editor = () => page.getByLabel('Sigma YAML');
   /** Line numbers of the gutter lines marked as having a problem. */
@@ -103,7 +78,7 @@ describe('rule editor in a browser', { skip: missing ?? false }, () => {
       return a.scrollHeight <= a.clientHeight + 1 && Math.abs(a.getBoundingClientRect().height - h.getBoundingClientRect().height) < 1; })()`);
     assert.equal(fits, true);
     assert.deepEqual(await markedLines(), []);
-    await checkPage('20-rule-editor-highlighted');
+    await ui.checkPage('20-rule-editor-highlighted');
   });
 
   test('a bad indentation typed into the editor is marked at its line at once; removing it clears the mark', async () => {
@@ -120,7 +95,7 @@ describe('rule editor in a browser', { skip: missing ?? false }, () => {
     const item = page.locator('#rule-check li').first();
     assert.match((await item.textContent())!, new RegExp(`^Line ${CONDITION_LINE}, column 1: All mapping items`));
     assert.equal(await page.locator('#rule-check').getAttribute('aria-live'), 'polite');
-    await checkPage('21-rule-editor-bad-indentation');
+    await ui.checkPage('21-rule-editor-bad-indentation');
 
     // The error's button puts the caret on its line (the list is reachable with the keyboard).
     await page.getByRole('button', { name: `Line ${CONDITION_LINE}, column 1` }).focus();
@@ -141,7 +116,7 @@ describe('rule editor in a browser', { skip: missing ?? false }, () => {
     assert.deepEqual(await highlightedLines(), [DETECTION_LINE]);
     assert.match((await page.locator('#rule-check li').first().textContent())!, new RegExp(`^Line ${DETECTION_LINE} detection\\.condition: condition is required`));
     assert.match((await page.locator('.yaml-line.has-error .yaml-inline-error').textContent())!, /condition is required/);
-    await checkPage('22-rule-editor-validation-error');
+    await ui.checkPage('22-rule-editor-validation-error');
 
     // Typed back at the end of the detection: Enter keeps the indentation of the line above.
     await caretAtLine(DETECTION_LINE + 3);
@@ -244,7 +219,7 @@ describe('rule editor in a browser', { skip: missing ?? false }, () => {
     assert.equal(await page.locator('[role="tabpanel"] tbody tr').count(), 1);
     await page.getByRole('button', { name: 'Delete' }).last().click();
     await page.getByRole('cell', { name: 'user-50', exact: true }).waitFor();
-    await checkPage('24-rule-exceptions-paged');
+    await ui.checkPage('24-rule-exceptions-paged');
     await page.goto(server.url + '/rules/new');
   });
 
@@ -253,7 +228,7 @@ describe('rule editor in a browser', { skip: missing ?? false }, () => {
     await editor().fill(RULE.replace('  condition:', '   condition:'));
     await waitUntil(page, `document.querySelectorAll('.yaml-gutter-line.has-error').length > 0`, 2_000);
     assert.deepEqual(await markedLines(), [CONDITION_LINE]);
-    await checkPage('23-rule-editor-dark');
+    await ui.checkPage('23-rule-editor-dark');
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
@@ -266,10 +241,7 @@ describe('rule editor in a browser', { skip: missing ?? false }, () => {
     })()`);
     assert.equal(made, 201);
     await page.getByRole('button', { name: 'Log out' }).click();
-    await page.getByLabel('Username').fill('reader');
-    await page.getByLabel('Password').fill('reader-password-123');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Alerts' }).waitFor();
+    await signIn(page, 'reader', 'reader-password-123');
     await page.goto(`${server.url}/rules/${savedRuleId}`);
     await page.getByRole('heading', { name: 'Encoded PowerShell' }).waitFor();
     assert.equal(await editor().getAttribute('readonly'), '');
@@ -281,6 +253,6 @@ describe('rule editor in a browser', { skip: missing ?? false }, () => {
     // Past the check's half second after the last change: no check was asked for.
     await page.waitForTimeout(1_000);
     assert.equal(await page.evaluate(`performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/api/rules/test')).length`), 0);
-    await checkPage('25-rule-viewer');
+    await ui.checkPage('25-rule-viewer');
   });
 });

@@ -2,8 +2,8 @@
 // by typing part of its title, chosen, kept in the URL, and only its alerts listed.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { ADMIN_PASSWORD, axeFindings, browserMissing, CSP_LISTENER, cspViolations, launchBrowser, PageProblems, screenshot, startServer, type RunningServer } from './browser.js';
+import type { Page } from 'playwright-core';
+import { ADMIN_PASSWORD, browserMissing, openPage, sendEvents, signIn, startServer, type BrowserPage, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 
@@ -21,9 +21,8 @@ level: medium
 
 describe('the alert queue rule filter at scale', { skip: missing ?? false }, () => {
   let server: RunningServer;
-  let browser: Browser;
+  let ui: BrowserPage;
   let page: Page;
-  let problems: PageProblems;
 
   before(async () => {
     server = await startServer();
@@ -36,33 +35,19 @@ describe('the alert queue rule filter at scale', { skip: missing ?? false }, () 
     const yaml = Array.from({ length: 150 }, (_, i) => rule(i === 140 ? 'Zeta lateral movement' : `Bulk rule ${String(i).padStart(3, '0')}`, `user${i}`)).join('---\n');
     const imported = await fetch(`${server.url}/api/rules/import?deploy=true`, { method: 'POST', headers: { ...headers, 'content-type': 'application/yaml' }, body: yaml });
     assert.equal(imported.status < 300, true, await imported.text());
-    const ingested = await fetch(`${server.url}/api/logs/win`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${pattern.ingest_token}`, 'content-type': 'application/json' },
-      body: JSON.stringify([{ User: 'user140' }, { User: 'user140', n: 2 }, { User: 'user3' }]),
-    });
-    assert.equal(ingested.status, 200, await ingested.text());
+    await sendEvents(server.url, 'win', pattern.ingest_token, [{ User: 'user140' }, { User: 'user140', n: 2 }, { User: 'user3' }]);
 
-    browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-    await context.addInitScript(CSP_LISTENER);
-    page = await context.newPage();
-    page.setDefaultTimeout(30_000);
-    problems = new PageProblems(page);
-    problems.allow(/status of 401 .*@ http:\/\/127\.0\.0\.1:\d+\/api\/auth\/me$/);
+    ({ page } = ui = await openPage(server));
   });
 
   after(async () => {
-    await browser?.close();
+    await ui?.close();
     await server?.stop();
   });
 
   test('finds a rule beyond the first hundred by typing, filters the queue by it, keeps it in the URL', async () => {
     await page.goto(server.url + '/');
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Alerts' }).waitFor();
+    await signIn(page, 'admin', ADMIN_PASSWORD);
     await page.getByRole('cell', { name: 'Bulk rule 003', exact: true }).first().waitFor();
 
     await page.getByLabel('Find rule').fill('zeta');
@@ -78,9 +63,6 @@ describe('the alert queue rule filter at scale', { skip: missing ?? false }, () 
     assert.equal(await page.getByRole('combobox', { name: /^Rule/ }).inputValue(), new URL(page.url()).searchParams.get('rule_id'));
     assert.equal(await page.locator('select option:checked').filter({ hasText: 'Zeta lateral movement' }).count(), 1);
 
-    await screenshot(page, '50-alerts-rule-filter');
-    assert.deepEqual(await cspViolations(page), []);
-    assert.deepEqual(problems.problems, []);
-    assert.deepEqual(await axeFindings(page), []);
+    await ui.checkPage('50-alerts-rule-filter');
   });
 });

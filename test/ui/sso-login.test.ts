@@ -5,21 +5,18 @@
 // errors, CSP violations and serious/critical accessibility findings like the other browser tests.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { freePort } from '../cli/vigil-process.js';
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.js';
 import { ACCOUNTS, ssoEnv, VIGIL_CLIENT } from '../access/sso-fixtures.js';
-import { axeFindings, browserMissing, CSP_LISTENER, cspViolations, launchBrowser, PageProblems, screenshot, startServer, type RunningServer } from './browser.js';
+import { browserMissing, escapeRegExp, openConsole, type ConsoleSession } from './browser.js';
 
 const missing = browserMissing();
 
 describe('web UI: single sign-on in a browser', { skip: missing ?? false }, () => {
   let provider: TestProvider;
-  let server: RunningServer;
-  let browser: Browser;
-  let context: BrowserContext;
+  let ui: ConsoleSession;
   let page: Page;
-  let problems: PageProblems;
   /** The console's address as the browser uses it: another site than the provider's 127.0.0.1. */
   let consoleUrl = '';
 
@@ -28,32 +25,15 @@ describe('web UI: single sign-on in a browser', { skip: missing ?? false }, () =
     consoleUrl = `http://localhost:${port}`;
     const redirectUri = `${consoleUrl}/api/auth/sso/callback`;
     provider = await startOidcProvider({ clients: [{ ...VIGIL_CLIENT, redirect_uris: [redirectUri] }], accounts: ACCOUNTS });
-    server = await startServer({ port, env: { ...ssoEnv(provider), PUBLIC_URL: consoleUrl } });
-    browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-    await context.addInitScript(CSP_LISTENER);
-    page = await context.newPage();
-    page.setDefaultTimeout(30_000);
-    problems = new PageProblems(page);
-    // Opening the console signed out asks who is signed in: that 401 is the expected answer.
-    problems.allow(/status of 401 .*@ http:\/\/localhost:\d+\/api\/auth\/me$/);
+    ({ page } = ui = await openConsole({ port, env: { ...ssoEnv(provider), PUBLIC_URL: consoleUrl }, consoleUrl }));
     // The provider's page is not ours (its favicon is a 404, for one).
-    problems.allow(new RegExp(`@ ${provider.issuer.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    ui.problems.allow(new RegExp(`@ ${escapeRegExp(provider.issuer)}`));
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.stop();
+    await ui?.close();
     await provider?.close();
   });
-
-  async function checkPage(name: string) {
-    await screenshot(page, name);
-    assert.deepEqual(await cspViolations(page), [], `CSP violations on ${name}`);
-    assert.deepEqual(problems.problems, [], `console or page errors on ${name}`);
-    const findings = await axeFindings(page);
-    assert.deepEqual(findings, [], `accessibility findings on ${name}: ${JSON.stringify(findings, null, 2)}`);
-  }
 
   test('the sign-in page offers the provider by its name', async () => {
     await page.goto(consoleUrl + '/');
@@ -62,7 +42,7 @@ describe('web UI: single sign-on in a browser', { skip: missing ?? false }, () =
     assert.equal(await button.getAttribute('href'), '/api/auth/sso/login?provider=oidc');
     // Username and password stay available beside it.
     await page.getByLabel('Username').waitFor();
-    await checkPage('sso-01-sign-in');
+    await ui.checkPage('sso-01-sign-in');
   });
 
   test("the button leads through the provider's sign-in back to the console, signed in with the mapped role", async () => {
@@ -78,7 +58,7 @@ describe('web UI: single sign-on in a browser', { skip: missing ?? false }, () =
     assert.equal(new URL(page.url()).origin, consoleUrl);
     await page.getByText('alice', { exact: false }).first().waitFor();
     await page.getByText('(analyst)').waitFor();
-    const cookies = await context.cookies(consoleUrl);
+    const cookies = await page.context().cookies(consoleUrl);
     const session = cookies.find((c) => c.name === 'svc_session');
     assert.ok(session, 'the session cookie is set');
     assert.equal(session.httpOnly, true);
@@ -90,7 +70,7 @@ describe('web UI: single sign-on in a browser', { skip: missing ?? false }, () =
     );
     assert.equal(await page.evaluate('sessionStorage.length'), 0);
     assert.equal(await page.evaluate(`Object.keys(localStorage).filter((k) => k !== 'vigil.theme').length`), 0, 'nothing but the theme in storage');
-    await checkPage('sso-02-signed-in');
+    await ui.checkPage('sso-02-signed-in');
   });
 
   test('the session works for the API like a password sign-in: reads, and writes with the CSRF token', async () => {
@@ -102,7 +82,7 @@ describe('web UI: single sign-on in a browser', { skip: missing ?? false }, () =
     assert.equal(write, 201);
     await page.getByRole('link', { name: 'Alerts', exact: true }).click();
     await page.getByRole('heading', { name: 'Alerts' }).waitFor();
-    await checkPage('sso-03-alerts');
+    await ui.checkPage('sso-03-alerts');
   });
 
   test('logging out returns to the sign-in page with the provider button again', async () => {
