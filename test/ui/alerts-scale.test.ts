@@ -7,8 +7,8 @@
 // are no timed assertions (the numbers are for docs/ui.md), only that each step shows the right rows.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page, Request } from 'playwright-core';
-import { ADMIN_PASSWORD, axeFindings, browserMissing, CSP_LISTENER, cspViolations, launchBrowser, PageProblems, screenshot, startServer, waitUntil, type RunningServer } from './browser.js';
+import type { Page, Request } from 'playwright-core';
+import { ADMIN_PASSWORD, browserMissing, openPage, screenshot, sendEvents, startServer, waitUntil, type BrowserPage, type PageProblems, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 
@@ -42,7 +42,7 @@ level: ${level}
 
 describe('web UI: the alert queue at 100,000 alerts', { skip: missing ?? false, timeout: 600_000 }, () => {
   let server: RunningServer;
-  let browser: Browser;
+  let ui: BrowserPage;
   let page: Page;
   let problems: PageProblems;
   let ingestToken = '';
@@ -61,16 +61,7 @@ describe('web UI: the alert queue at 100,000 alerts', { skip: missing ?? false, 
     return text ? JSON.parse(text) : undefined;
   }
 
-  async function ingest(events: object[]): Promise<number> {
-    const res = await fetch(`${server.url}/api/logs/scale`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ingestToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(events),
-    });
-    const text = await res.text();
-    assert.equal(res.status, 200, text);
-    return (JSON.parse(text) as { alerts_created: number }).alerts_created;
-  }
+  const ingest = async (events: object[]) => (await sendEvents(server.url, 'scale', ingestToken, events)).alerts_created;
 
   /** Runs a step and records how long it took until `ready` held. */
   async function timed(step: string, action: () => Promise<unknown>, ready: () => Promise<unknown>): Promise<number> {
@@ -93,14 +84,6 @@ describe('web UI: the alert queue at 100,000 alerts', { skip: missing ?? false, 
   const rowIds = async () => (await page.evaluate(`[...document.querySelectorAll('tbody tr[data-alert-id]')].map((r) => r.dataset.alertId)`)) as string[];
   const severities = async () => (await page.evaluate(`[...document.querySelectorAll('tbody tr[data-alert-id] td:nth-child(2)')].map((td) => td.textContent.trim())`)) as string[];
 
-  async function checkPage(name: string) {
-    await screenshot(page, name);
-    assert.deepEqual(await cspViolations(page), [], `CSP violations on ${name}`);
-    assert.deepEqual(problems.problems, [], `console or page errors on ${name}`);
-    const findings = await axeFindings(page);
-    assert.deepEqual(findings, [], `accessibility findings on ${name}: ${JSON.stringify(findings, null, 2)}`);
-  }
-
   before(async () => {
     server = await startServer();
     const login = await fetch(`${server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
@@ -119,13 +102,7 @@ describe('web UI: the alert queue at 100,000 alerts', { skip: missing ?? false, 
     console.log(`seeding: ${created} alerts from ${ALERTS} events in ${seconds.toFixed(1)} s (${Math.round(ALERTS / seconds)} events/s)`);
     assert.equal(created, ALERTS);
 
-    browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-    await context.addInitScript(CSP_LISTENER);
-    page = await context.newPage();
-    page.setDefaultTimeout(60_000);
-    problems = new PageProblems(page);
-    problems.allow(/status of 401 .*@ http:\/\/127\.0\.0\.1:\d+\/api\/auth\/me$/);
+    ({ page, problems } = ui = await openPage(server, { timeout: 60_000 }));
     page.on('request', (request: Request) => {
       const url = new URL(request.url());
       if (url.pathname === '/api/alerts') listReads.push(url.search);
@@ -134,7 +111,7 @@ describe('web UI: the alert queue at 100,000 alerts', { skip: missing ?? false, 
 
   after(async () => {
     if (timings.length) console.log(`time to table, all steps: ${timings.map(([s, ms]) => `${s} ${ms} ms`).join('; ')}`);
-    await browser?.close();
+    await ui?.close();
     await server?.stop();
   });
 
@@ -159,7 +136,7 @@ describe('web UI: the alert queue at 100,000 alerts', { skip: missing ?? false, 
       () => page.goto(server.url + '/alerts'),
       () => listShows(ALERTS, 1),
     );
-    await checkPage('scale-01-alerts');
+    await ui.checkPage('scale-01-alerts');
   });
 
   test('filters by status and by severity', async () => {
@@ -227,7 +204,7 @@ describe('web UI: the alert queue at 100,000 alerts', { skip: missing ?? false, 
     assert.equal(secondPage.filter((id) => firstPage.includes(id)).length, 0, 'page 2 shows other alerts');
     assert.deepEqual(new Set(await severities()), new Set(['critical']));
     assert.match(page.url(), /page=2/);
-    await checkPage('scale-02-severity-page-2');
+    await ui.checkPage('scale-02-severity-page-2');
   });
 
   test('opens an alert and comes back to the same page', async () => {
@@ -261,7 +238,7 @@ describe('web UI: the alert queue at 100,000 alerts', { skip: missing ?? false, 
     );
     assert.equal(listReads.length, readsBefore, `the list was read again: ${listReads.slice(readsBefore).join(', ')}`);
     assert.deepEqual(await rowIds(), ids, 'the rows under the cursor stay');
-    await checkPage('scale-03-new-alerts-bar');
+    await ui.checkPage('scale-03-new-alerts-bar');
     await timed(
       'show the new alerts',
       () => page.getByRole('button', { name: '7 new alerts — show' }).click(),
@@ -278,7 +255,7 @@ describe('web UI: the alert queue at 100,000 alerts', { skip: missing ?? false, 
       () => page.getByRole('img', { name: new RegExp(`^Events received per hour over the last 24 hours: ${(ALERTS + 7).toLocaleString('en-US')} in all`) }).waitFor(),
     );
     await page.locator('.figure', { hasText: 'Alerts in total' }).getByText((ALERTS + 7).toLocaleString('en-US'), { exact: true }).waitFor();
-    await checkPage('scale-04-dashboard');
+    await ui.checkPage('scale-04-dashboard');
   });
 
   test('the open dashboard follows a burst of 5,000 alerts reading its figures at most once per two seconds', async () => {

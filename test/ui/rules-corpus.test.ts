@@ -9,9 +9,9 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { zipSync } from 'fflate';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { rulesRoot, yamlFiles } from '../sigma/corpus-helpers.js';
-import { ADMIN_PASSWORD, axeFindings, browserMissing, CSP_LISTENER, cspViolations, launchBrowser, PageProblems, screenshot, startServer, type RunningServer } from './browser.js';
+import { ADMIN_PASSWORD, browserMissing, openPage, signIn, startServer, type BrowserPage, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 
@@ -37,9 +37,8 @@ async function importCorpus(url: string): Promise<{ files: number; created: numb
 
 describe('rules page with the SigmaHQ corpus', { skip: missing ?? false }, () => {
   let server: RunningServer;
-  let browser: Browser;
+  let ui: BrowserPage;
   let page: Page;
-  let problems: PageProblems;
   let imported = 0;
   const timings: string[] = [];
 
@@ -48,33 +47,16 @@ describe('rules page with the SigmaHQ corpus', { skip: missing ?? false }, () =>
     const result = await importCorpus(server.url);
     imported = result.created;
     console.log(`imported ${result.created} of ${result.files} corpus rule files (${result.failed} refused) in ${result.seconds.toFixed(1)} s`);
-    browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-    await context.addInitScript(CSP_LISTENER);
-    page = await context.newPage();
-    page.setDefaultTimeout(60_000);
-    problems = new PageProblems(page);
-    problems.allow(/status of 401 .*@ http:\/\/127\.0\.0\.1:\d+\/api\/auth\/me$/);
+    ({ page } = ui = await openPage(server, { timeout: 60_000 }));
     await page.goto(server.url + '/');
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Alerts' }).waitFor();
+    await signIn(page, 'admin', ADMIN_PASSWORD);
   });
 
   after(async () => {
     if (timings.length) console.log(`rules page with ${imported} rules, time to table:\n  ${timings.join('\n  ')}`);
-    await browser?.close();
+    await ui?.close();
     await server?.stop();
   });
-
-  async function checkPage(name: string) {
-    await screenshot(page, name);
-    assert.deepEqual(await cspViolations(page), [], `CSP violations on ${name}`);
-    assert.deepEqual(problems.problems, [], `console or page errors on ${name}`);
-    const findings = await axeFindings(page);
-    assert.deepEqual(findings, [], `accessibility findings on ${name}: ${JSON.stringify(findings, null, 2)}`);
-  }
 
   /** The table's state as the page shows it: loading or not, the rows and the total. */
   async function table(): Promise<{ busy: boolean; rows: number; total: number; url: string; titles: string[]; severities: string[] }> {
@@ -143,7 +125,7 @@ describe('rules page with the SigmaHQ corpus', { skip: missing ?? false }, () =>
     state = await timed('reload with the filters in the URL', async () => {}, (t) => t.rows > 0);
     assert.equal(state.total, filtered);
     assert.equal(await page.getByRole('searchbox', { name: 'Search' }).inputValue(), 'powershell');
-    await checkPage('30-rules-corpus-filtered');
+    await ui.checkPage('30-rules-corpus-filtered');
 
     state = await timed('clear the filters', () => page.goto(server.url + '/rules').then(() => undefined), (t) => t.total === imported);
     const pages = Math.ceil(imported / 50);
@@ -163,7 +145,7 @@ describe('rules page with the SigmaHQ corpus', { skip: missing ?? false }, () =>
     assert.equal(state.rows, 50);
 
     state = await timed('100 per page', async () => void (await page.getByLabel('Per page').selectOption('100')), (t) => t.url.includes('page_size=100') && t.rows === 100);
-    await checkPage('31-rules-corpus-sorted');
+    await ui.checkPage('31-rules-corpus-sorted');
 
     // A shared link past the end says so, and Last goes back to the end.
     await page.goto(server.url + '/rules?page=999');
