@@ -174,9 +174,15 @@ export interface BrowserPage {
  */
 export async function openPage(server: RunningServer, options: BrowserPageOptions = {}): Promise<BrowserPage> {
   const browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-  await context.addInitScript(CSP_LISTENER);
-  const page = await context.newPage();
+  let page: Page;
+  try {
+    const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    await context.addInitScript(CSP_LISTENER);
+    page = await context.newPage();
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
   page.setDefaultTimeout(options.timeout ?? 30_000);
   const problems = new PageProblems(page);
   const origin = new URL(options.consoleUrl ?? server.url).origin;
@@ -237,6 +243,7 @@ export async function sendEvents(url: string, pattern: string, token: string, ev
   return JSON.parse(text) as { accepted: number; alerts_created: number };
 }
 
+/** The text as a regular expression that matches it literally. */
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
