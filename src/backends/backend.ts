@@ -86,4 +86,9 @@ export interface EventHistory {
   scan(patternId: string, since: Date, until: Date, visit: (batch: HistoryEvent[]) => Promise<boolean> | boolean): Promise<void>;
   /** Drops events older than the pattern's retention. */
   purge(patternId: string, retentionDays: number): Promise<number>;
+  /**
+   * Removes the events kept outside the database for a pattern about to be deleted (the database's own
+   * rows go with the pattern). Throws BackendUnavailableError when that cannot be done.
+   */
+  dropPattern?(patternName: string): Promise<void>;
 }

@@ -49,6 +49,9 @@ export async function removePattern(ctx: AppContext, id: string): Promise<IndexP
   if (!current) throw notFound(PATTERN_NOT_FOUND);
   const rules = await countRulesOfPattern(ctx.db, id);
   if (rules > 0) throw conflict(`Index pattern is used by ${rules} rule(s); move or delete them first`);
+  // Events kept outside the database (the OpenSearch backend's index) go first: if they cannot, the
+  // pattern stays, and a pattern made later under the same name never inherits old events.
+  await ctx.history.dropPattern?.(current.name);
   if (!(await deletePattern(ctx.db, id))) throw notFound(PATTERN_NOT_FOUND);
   return current;
 }

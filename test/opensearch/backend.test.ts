@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { DATABASE_KINDS, postgresUnavailable } from '../helpers/databases.js';
 import { openSearch, openSearchMissing, OPENSEARCH_TEST_URL, testIndices } from '../helpers/opensearch.js';
 import { loginAdmin, startService, type Client } from '../helpers/service.js';
+import { purgeExpiredEvents } from '../../src/ingest/retention.js';
 import { assertError, countRows, createPattern, createRule, equalsRule, ingest, sigma, type CreatedPattern, type Json } from '../rules/fixtures.js';
 
 const missing = await openSearchMissing();
@@ -153,6 +154,33 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(historical.data.events_scanned, 12, historical.body);
       const stats = await admin.get('/api/stats');
       assert.ok(stats.data.ingest.events_total >= 12, stats.body);
+    });
+
+    test('deleting a pattern deletes its events on the cluster; a new pattern of that name starts empty', async () => {
+      const gone = await createPattern(admin, { name: 'gone' });
+      assert.equal((await ingest(service, gone, [{ '@timestamp': new Date().toISOString(), a: 1 }, { '@timestamp': new Date().toISOString(), a: 2 }])).statusCode, 200);
+      const deleted = await admin.delete(`/api/index_patterns/${gone.id}`);
+      assert.equal(deleted.statusCode, 204, deleted.body);
+      const left = await openSearch<Json>('GET', `/${indices.prefix}svc-events-gone/_count`);
+      assert.equal(left.body.count, 0);
+      const again = await createPattern(admin, { name: 'gone' });
+      const rule = await createRule(admin, { yaml_content: equalsRule('Gone again', 'a', '3'), index_pattern: 'gone' });
+      assert.equal((await ingest(service, again, [{ '@timestamp': new Date().toISOString(), a: 3 }])).statusCode, 200);
+      const historical = await admin.post(`/api/rules/${rule.id}/test/historical`, { time_range: '1h', limit: 10 });
+      assert.equal(historical.data.events_scanned, 1, historical.body);
+      assert.equal(historical.data.matches, 1, historical.body);
+    });
+
+    test('retention deletes the events older than the pattern keeps, on the cluster', async () => {
+      const kept = await createPattern(admin, { name: 'kept', retention_days: 1 });
+      const old = new Date(Date.now() - 3 * 86_400_000).toISOString();
+      const recent = new Date().toISOString();
+      assert.equal((await ingest(service, kept, [{ '@timestamp': old, a: 'old' }, { '@timestamp': recent, a: 'new' }])).statusCode, 200);
+      const removed = await purgeExpiredEvents(service.db, service.context.history);
+      assert.ok(removed >= 1, `${removed} removed`);
+      await openSearch('POST', `/${indices.prefix}svc-events-kept/_refresh`);
+      const left = await openSearch<Json>('GET', `/${indices.prefix}svc-events-kept/_count`);
+      assert.equal(left.body.count, 1);
     });
 
     test('import with deploy reports a rule the DSL cannot express, and deploys the others', async () => {

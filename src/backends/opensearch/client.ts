@@ -25,19 +25,35 @@ export function openSearchClient(settings: Config['opensearch']): Client {
   });
 }
 
+/**
+ * A request the cluster refused (not an outage): its status, OpenSearch's error type and reason. Never
+ * carries a `statusCode`, so the HTTP layer answers it as the service's own failure (500), not as the
+ * client's fault with the cluster's status.
+ */
+export class ClusterError extends Error {
+  constructor(
+    readonly clusterStatus: number,
+    readonly type: string | undefined,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+function clusterErrorOf(error: InstanceType<typeof errors.ResponseError>): ClusterError {
+  const body = error.meta.body as { error?: { reason?: string; type?: string; root_cause?: Array<{ reason?: string }> } | string } | undefined;
+  const e = body?.error;
+  if (typeof e === 'string') return new ClusterError(error.meta.statusCode ?? 0, undefined, e);
+  return new ClusterError(error.meta.statusCode ?? 0, e?.type, e?.root_cause?.[0]?.reason ?? e?.reason ?? e?.type ?? error.message);
+}
+
 /** OpenSearch's own reason for a refused request, when it gave one. */
 export function reasonOf(error: unknown): string {
-  if (error instanceof errors.ResponseError) {
-    const body = error.meta.body as { error?: { reason?: string; type?: string; root_cause?: Array<{ reason?: string }> } | string } | undefined;
-    const e = body?.error;
-    if (typeof e === 'string') return e;
-    return e?.root_cause?.[0]?.reason ?? e?.reason ?? e?.type ?? error.message;
-  }
   return error instanceof Error ? error.message : String(error);
 }
 
 export function statusOf(error: unknown): number | undefined {
-  return error instanceof errors.ResponseError ? error.meta.statusCode ?? undefined : undefined;
+  return error instanceof ClusterError ? error.clusterStatus : undefined;
 }
 
 /** Answers that mean the cluster cannot serve us now: credentials refused, overloaded, not ready. */
@@ -72,6 +88,6 @@ export async function send<T>(client: Client, request: ClusterRequest): Promise<
     ) {
       throw new BackendUnavailableError();
     }
-    throw error;
+    throw error instanceof errors.ResponseError ? clusterErrorOf(error) : error;
   }
 }

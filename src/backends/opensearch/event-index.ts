@@ -5,7 +5,7 @@
 import type { Client } from '@opensearch-project/opensearch';
 import type { Database, Queryable } from '../../db/database.js';
 import { BackendUnavailableError, type EventHistory, type HistoryEvent, type StoredEventInput } from '../backend.js';
-import { send, statusOf } from './client.js';
+import { ClusterError, send, statusOf } from './client.js';
 
 export const eventIndexName = (patternName: string) => `svc-events-${patternName}`;
 
@@ -54,7 +54,7 @@ export class OpenSearchEventHistory implements EventHistory {
         },
       });
     } catch (error) {
-      if (statusOf(error) !== 400 || !/resource_already_exists/.test(JSON.stringify((error as { meta?: { body?: unknown } }).meta?.body ?? ''))) throw error;
+      if (!(error instanceof ClusterError && error.type === 'resource_already_exists_exception')) throw error;
     }
     this.created.add(index);
   }
@@ -119,10 +119,30 @@ export class OpenSearchEventHistory implements EventHistory {
     }
   }
 
+  /**
+   * Deletes the pattern's events. The index itself stays (empty, with its mapping): every instance may
+   * hold it as known, and an index recreated by a write would get OpenSearch's dynamic mapping.
+   */
+  async dropPattern(patternName: string): Promise<void> {
+    try {
+      // Deletion by query sees only what a refresh made searchable: events stored a moment ago too.
+      await send(this.client, { method: 'POST', path: `/${this.prefix}${eventIndexName(patternName)}/_refresh` });
+      await send(this.client, {
+        method: 'POST',
+        path: `/${this.prefix}${eventIndexName(patternName)}/_delete_by_query`,
+        query: { conflicts: 'proceed', refresh: true },
+        body: { query: { match_all: {} } },
+      });
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+    }
+  }
+
   async purge(patternId: string, retentionDays: number): Promise<number> {
     const index = await this.indexOf(this.db, patternId);
     if (!index) return 0;
     try {
+      await send(this.client, { method: 'POST', path: `/${index}/_refresh` });
       const answer = await send<{ deleted?: number }>(this.client, {
         method: 'POST',
         path: `/${index}/_delete_by_query`,

@@ -4,7 +4,7 @@
 // events in one request, paged through every matching query (never cut at the default ten hits).
 import type { Client } from '@opensearch-project/opensearch';
 import { BackendUnavailableError } from '../backend.js';
-import { reasonOf, send, statusOf, type ClusterRequest } from './client.js';
+import { ClusterError, reasonOf, send, statusOf, type ClusterRequest } from './client.js';
 import { mappingsOf, QUERY_FIELD, RULE_ID_FIELD, RULE_VERSION_FIELD, type FieldUse } from './document.js';
 
 /** A rule query as the percolator index holds it. */
@@ -91,7 +91,7 @@ export class PercolatorIndices {
         },
       });
     } catch (error) {
-      if (!/resource_already_exists_exception/.test(JSON.stringify((error as { meta?: { body?: unknown } }).meta?.body ?? ''))) throw error;
+      if (!(error instanceof ClusterError && error.type === 'resource_already_exists_exception')) throw error;
     }
     const mapping = await this.send<Record<string, { mappings: { properties?: Record<string, Record<string, unknown>> } }>>({ method: 'GET', path: `/${this.at(index)}/_mapping` });
     const known = new Set<string>();

@@ -1,6 +1,7 @@
-// Starts a single-node OpenSearch for development and tests. The server, the percolator module,
-// analysis-common and the netty4 transport are ordinary jars on the classpath, handed to the node as
-// classpath plugins (the way OpenSearch's own test nodes load them), so no distribution is needed.
+// Starts a single-node OpenSearch for development and tests. The server, the percolator and reindex
+// modules (reindex serves _delete_by_query), analysis-common and the netty4 transport are ordinary
+// jars on the classpath, handed to the node as classpath plugins (the way OpenSearch's own test nodes
+// load them), so no distribution is needed.
 // Settings come from the environment:
 //   OPENSEARCH_HTTP_PORT       HTTP port on 127.0.0.1 (default 9200)
 //   OPENSEARCH_TRANSPORT_PORT  transport port or range on 127.0.0.1 (default 9300-9399)
@@ -20,6 +21,7 @@ import org.opensearch.common.settings.Settings;
 import org.opensearch.env.Environment;
 import org.opensearch.node.InternalSettingsPreparer;
 import org.opensearch.node.Node;
+import org.opensearch.index.reindex.ReindexPlugin;
 import org.opensearch.percolator.PercolatorPlugin;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.transport.Netty4Plugin;
@@ -28,7 +30,7 @@ import sun.misc.Signal;
 
 public final class SingleNode {
     private static final List<Class<? extends Plugin>> MODULES =
-        List.of(Netty4Plugin.class, CommonAnalysisPlugin.class, PercolatorPlugin.class);
+        List.of(Netty4Plugin.class, CommonAnalysisPlugin.class, PercolatorPlugin.class, ReindexPlugin.class);
 
     /** A node whose modules are classes on the classpath instead of folders under modules/. */
     private static final class ClasspathNode extends Node {
