@@ -5,6 +5,7 @@ import { api, errorText, query, type Page } from '../api';
 import { formatTime, relativeTime, SeverityBadge, StatusBadge, STATUS_LABELS } from '../format';
 import { useSelection } from '../components/useSelection';
 import { RulePicker } from '../components/RulePicker';
+import { ListPager } from '../components/ListPager';
 import { useAlertStream } from '../live';
 import { Link, navigate, updateQuery, useLocation } from '../router';
 import { canTriage, useSession } from '../session';
@@ -313,26 +314,11 @@ export function AlertsPage() {
         {data && items.length === 0 && <p className="empty">No alerts match these filters.</p>}
       </div>
 
-      {data && data.pages > 1 && <Pager page={data.page} pages={data.pages} />}
+      {data && data.pages > 1 && <ListPager page={data.page} pages={data.pages} label="Pages" onPage={(to) => updateQuery({ page: String(to) }, { push: true })} />}
     </section>
   );
 }
 
-export function Pager({ page, pages }: { page: number; pages: number }) {
-  return (
-    <nav className="pager" aria-label="Pages">
-      <button type="button" className="secondary" disabled={page <= 1} onClick={() => updateQuery({ page: String(page - 1) }, { push: true })}>
-        Previous
-      </button>
-      <span>
-        Page {page} of {pages.toLocaleString()}
-      </span>
-      <button type="button" className="secondary" disabled={page >= pages} onClick={() => updateQuery({ page: String(page + 1) }, { push: true })}>
-        Next
-      </button>
-    </nav>
-  );
-}
 
 function BulkBar({ ids, onDone }: { ids: string[]; onDone(message: string): void }) {
   const [status, setStatus] = useState<AlertStatus>('acknowledged');

@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, errorText, type Page } from '../../api';
 import type { Rule, RuleException } from '../../types';
+import { ListPager } from '../../components/ListPager';
 
 export function ExceptionsTab({ rule, canEdit }: { rule: Rule; canEdit: boolean }) {
   const [items, setItems] = useState<RuleException[]>([]);
@@ -80,17 +81,7 @@ export function ExceptionsTab({ rule, canEdit }: { rule: Rule; canEdit: boolean 
       </table>
       {items.length === 0 && <p className="muted">No exceptions.</p>}
       {pages > 1 && (
-        <nav className="pager" aria-label="Exception pages">
-          <button type="button" className="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Previous
-          </button>
-          <span>
-            Page {page} of {pages}
-          </span>
-          <button type="button" className="secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            Next
-          </button>
-        </nav>
+        <ListPager page={page} pages={pages} label="Exception pages" onPage={setPage} />
       )}
     </div>
   );

@@ -5,6 +5,7 @@ import { formatTime } from '../../format';
 import type { AuditEntry } from '../../types';
 import { ListTable } from './ListTable';
 import { Message } from './Message';
+import { ListPager } from '../../components/ListPager';
 
 export function Audit() {
   const [data, setData] = useState<Page<AuditEntry> | null>(null);
@@ -54,17 +55,7 @@ export function Audit() {
         ))}
       </ListTable>
       {data && data.pages > 1 && (
-        <nav className="pager" aria-label="Audit pages">
-          <button type="button" className="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Previous
-          </button>
-          <span>
-            Page {page} of {data.pages}
-          </span>
-          <button type="button" className="secondary" disabled={page >= data.pages} onClick={() => setPage(page + 1)}>
-            Next
-          </button>
-        </nav>
+        <ListPager page={page} pages={data.pages} label="Audit pages" onPage={setPage} />
       )}
     </div>
   );

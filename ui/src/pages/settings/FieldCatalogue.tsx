@@ -7,6 +7,7 @@ import { formatTime } from '../../format';
 import type { CatalogueField } from './types';
 import { ListTable } from './ListTable';
 import { Message } from './Message';
+import { ListPager } from '../../components/ListPager';
 
 const SORTS = {
   count: { label: 'Most events first', sort_by: 'count', sort_order: 'desc' },
@@ -108,17 +109,7 @@ export function FieldCatalogue({ patternId, mappedFrom, onMap, onFields }: Field
         </ListTable>
       )}
       {data && data.pages > 1 && (
-        <nav className="pager" aria-label="Field catalogue pages">
-          <button type="button" className="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Previous
-          </button>
-          <span>
-            Page {page} of {data.pages}
-          </span>
-          <button type="button" className="secondary" disabled={page >= data.pages} onClick={() => setPage(page + 1)}>
-            Next
-          </button>
-        </nav>
+        <ListPager page={page} pages={data.pages} label="Field catalogue pages" onPage={setPage} />
       )}
     </section>
   );

@@ -2,7 +2,7 @@
 // is the default pattern, and the event fields an alert's source IP, user and host are read from.
 // Admins change them (only what changed is sent); the others read them.
 import { useState } from 'react';
-import { Message } from './Message';
+import { SaveOutcome } from './Message';
 import { usePatternSave } from './usePatternSave';
 import type { EntityKind, PatternSettings } from './types';
 
@@ -76,14 +76,7 @@ export function PatternOptions({ pattern, admin, onSaved }: { pattern: PatternSe
       }}
     >
       <h3>Other settings of {pattern.name}</h3>
-      <Message text={outcome?.text} error={outcome?.error} />
-      {errors.length > 0 && (
-        <ul className="error">
-          {errors.map((e) => (
-            <li key={e}>{e}</li>
-          ))}
-        </ul>
-      )}
+      <SaveOutcome outcome={outcome} errors={errors} />
       <fieldset className="plain" disabled={!admin}>
         <div className="row">
           <label className="grow">

@@ -2,7 +2,7 @@
 // rule whose logsource cannot occur there is refused) and the values of Sigma %placeholder% names its
 // rules may use (`expand`). Admins change them; the others read them. Both are saved together.
 import { useState } from 'react';
-import { Message } from './Message';
+import { SaveOutcome } from './Message';
 import { usePatternSave } from './usePatternSave';
 import type { PatternSettings } from './types';
 
@@ -64,14 +64,7 @@ export function PatternScope({ pattern, admin, onSaved }: { pattern: PatternSett
       }}
     >
       <h3>Log sources and placeholders of {pattern.name}</h3>
-      <Message text={outcome?.text} error={outcome?.error} />
-      {errors.length > 0 && (
-        <ul className="error">
-          {errors.map((e) => (
-            <li key={e}>{e}</li>
-          ))}
-        </ul>
-      )}
+      <SaveOutcome outcome={outcome} errors={errors} />
       <fieldset className="plain" disabled={!admin}>
         <p className="muted small">
           The log sources this pattern's events come from (each row: any of product, category, service). Deploying a rule whose logsource cannot occur here is refused.
