@@ -63,10 +63,30 @@ export async function importRules(service: BenchService, pattern: string, zip: U
   return { created: data.created, deployed: data.deployed, failed: data.failed.length, ms: performance.now() - t0 };
 }
 
-function batches(lines: string[]): Buffer[] {
+/** NDJSON request bodies of `size` lines each. */
+export function ndjsonBodies(lines: string[], size: number): Buffer[] {
   const out: Buffer[] = [];
-  for (let i = 0; i < lines.length; i += BATCH) out.push(Buffer.from(lines.slice(i, i + BATCH).join('\n') + '\n'));
+  for (let i = 0; i < lines.length; i += size) out.push(Buffer.from(lines.slice(i, i + size).join('\n') + '\n'));
   return out;
+}
+
+/** Posts the bodies to /api/logs/{pattern} over `connections` connections; answers events accepted and alerts created. */
+export async function postBodies(service: BenchService, pattern: string, token: string, bodies: Buffer[], connections: number): Promise<{ events: number; alerts: number }> {
+  let next = 0;
+  let events = 0;
+  let alerts = 0;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++];
+        const data = await service.ok('POST', `/api/logs/${pattern}`, body, { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' });
+        if (data.rejected) throw new Error(`events rejected: ${JSON.stringify(data.errors.slice(0, 3))}`);
+        events += data.accepted;
+        alerts += data.alerts_created;
+      }
+    }),
+  );
+  return { events, alerts };
 }
 
 interface Pass {
@@ -78,22 +98,9 @@ interface Pass {
 
 /** Posts the bodies over CONCURRENCY connections; answers wall and service CPU time. */
 async function post(service: BenchService, pattern: string, token: string, bodies: Buffer[]): Promise<Pass> {
-  let next = 0;
-  let events = 0;
-  let alerts = 0;
   const cpu0 = service.cpuMs();
   const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < bodies.length) {
-        const body = bodies[next++];
-        const data = await service.ok('POST', `/api/logs/${pattern}`, body, { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' });
-        if (data.rejected) throw new Error(`events rejected: ${JSON.stringify(data.errors.slice(0, 3))}`);
-        events += data.accepted;
-        alerts += data.alerts_created;
-      }
-    }),
-  );
+  const { events, alerts } = await postBodies(service, pattern, token, bodies, CONCURRENCY);
   return { events, wallMs: performance.now() - t0, cpuMs: service.cpuMs() - cpu0, alerts };
 }
 
@@ -155,9 +162,9 @@ async function benchOne(kind: BenchDatabase, zip: Uint8Array, lines: string[], w
     const imported = await importRules(service, 'bench-rules', zip);
     out.push(`  rules: ${imported.created} imported, ${imported.deployed} deployed, ${imported.failed} refused (outside the scope or not deployable), in ${(imported.ms / 1000).toFixed(1)} s (load ${load()})`);
     // Warm-up: JIT, lazily built scanners, first pages of the tables.
-    for (const p of [none, rules]) await post(service, p === rules ? 'bench-rules' : 'bench-none', p.token, batches(warm));
+    for (const p of [none, rules]) await post(service, p === rules ? 'bench-rules' : 'bench-none', p.token, ndjsonBodies(warm, BATCH));
     const dirBefore = service.dataDirBytes();
-    const bodies = batches(lines);
+    const bodies = ndjsonBodies(lines, BATCH);
     const half = Math.ceil(bodies.length / 2);
     let withRules: Pass = { events: 0, wallMs: 0, cpuMs: 0, alerts: 0 };
     let without: Pass = { ...withRules };

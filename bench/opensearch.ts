@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { Client } from '@opensearch-project/opensearch';
 import { fleetEvents } from './events.js';
-import { importRules, rulesZip } from './ingest.js';
+import { importRules, ndjsonBodies, postBodies, rulesZip } from './ingest.js';
 import { BenchService } from './service.js';
 import { buildPipeline, compileRule, eventShaperOf, getPreset, parseRules, RuleIndex, type PipelineSpec } from '../src/sigma/index.js';
 import { EventProjection, noFieldUse, type FieldUse } from '../src/backends/opensearch/document.js';
@@ -366,23 +366,10 @@ interface Pass {
 
 /** Posts the bodies over E2E_CONCURRENCY connections; answers wall, service CPU and node CPU time. */
 async function post(service: BenchService, pattern: string, token: string, bodies: Buffer[]): Promise<Pass> {
-  let next = 0;
-  let events = 0;
-  let alerts = 0;
   const cpu0 = service.cpuMs();
   const node0 = await nodeCpuMs();
   const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: E2E_CONCURRENCY }, async () => {
-      while (next < bodies.length) {
-        const body = bodies[next++];
-        const data = await service.ok('POST', `/api/logs/${pattern}`, body, { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' });
-        if (data.rejected) throw new Error(`events rejected: ${JSON.stringify(data.errors.slice(0, 3))}`);
-        events += data.accepted;
-        alerts += data.alerts_created;
-      }
-    }),
-  );
+  const { events, alerts } = await postBodies(service, pattern, token, bodies, E2E_CONCURRENCY);
   const wallMs = performance.now() - t0;
   return { events, wallMs, cpuMs: service.cpuMs() - cpu0, alerts, nodeCpuMs: (await nodeCpuMs()) - node0 };
 }
@@ -395,11 +382,6 @@ const add = (a: Pass, b: Pass): Pass => ({
   nodeCpuMs: a.nodeCpuMs + b.nodeCpuMs,
 });
 
-function batches(lines: string[]): Buffer[] {
-  const out: Buffer[] = [];
-  for (let i = 0; i < lines.length; i += E2E_BATCH) out.push(Buffer.from(lines.slice(i, i + E2E_BATCH).join('\n') + '\n'));
-  return out;
-}
 
 async function ingestBench(corpus: string, prefix: string): Promise<void> {
   const rulesDir = join(corpus, 'sigma-rules', INGEST_RULES);
@@ -435,9 +417,9 @@ async function ingestBench(corpus: string, prefix: string): Promise<void> {
         `  ${s.name} rules: ${imported.created} imported, ${imported.deployed} deployed, ${imported.failed} refused, in ${(imported.ms / 1000).toFixed(1)} s\n`,
       );
       const token = s.pattern.token;
-      await attempt(s, async () => void (await post(s.service, 'bench-rules', token, batches(warm))));
+      await attempt(s, async () => void (await post(s.service, 'bench-rules', token, ndjsonBodies(warm, E2E_BATCH))));
     }
-    const bodies = batches(lines);
+    const bodies = ndjsonBodies(lines, E2E_BATCH);
     const half = Math.ceil(bodies.length / 2);
     for (const part of [bodies.slice(0, half), bodies.slice(half)]) {
       for (const s of services) await attempt(s, async () => void (s.pass = add(s.pass, await post(s.service, 'bench-rules', s.pattern!.token, part))));
