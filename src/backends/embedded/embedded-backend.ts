@@ -276,14 +276,14 @@ export class EmbeddedBackend implements SearchBackend {
     return out;
   }
 
-  /** The stored query document of a deployed stored query (to write it to another store). */
-  async storedQuery(index: string, id: string): Promise<StoredQuery | undefined> {
-    const rows = await this.db.query<{ query: StoredQueryDocument | null }>(
-      'SELECT query FROM stored_queries WHERE percolator_index = $1 AND id = $2 AND NOT deleted',
-      [index, id],
+  /** The stored query documents of deployed stored queries of an index (to write them to another store). */
+  async storedQueries(index: string, ids: string[]): Promise<StoredQuery[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.query<{ id: string; query: StoredQueryDocument | null }>(
+      'SELECT id, query FROM stored_queries WHERE percolator_index = $1 AND id = ANY($2::text[]) AND NOT deleted',
+      [index, ids],
     );
-    const doc = rows[0]?.query;
-    return doc ? { id, ...doc } : undefined;
+    return rows.flatMap((r) => (r.query ? [{ id: r.id, ...r.query }] : []));
   }
 
   /** Whether this process currently has the stored query compiled and live. */

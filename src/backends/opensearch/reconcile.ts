@@ -27,19 +27,16 @@ export async function reconcile(local: EmbeddedBackend, indices: PercolatorIndic
     const held = await indices.list(index);
     const docs: PercolatorDocument[] = [];
     const use = noFieldUse();
-    for (const [id, version] of wanted) {
-      const heldVersion = held.get(id);
-      if (heldVersion === version) continue;
-      const query = await local.storedQuery(index, id);
-      if (!query) continue;
+    const stale = [...wanted].filter(([id, version]) => held.get(id) !== version).map(([id]) => id);
+    for (const query of await local.storedQueries(index, stale)) {
       const built = percolatorDocumentOf(query, use);
       if (!built.ok) {
-        report.refused.push({ index, id, reason: built.reason });
+        report.refused.push({ index, id: query.id, reason: built.reason });
         continue;
       }
       docs.push(built.doc);
-      if (heldVersion === undefined) report.created++;
-      else report.updated++;
+      if (held.has(query.id)) report.updated++;
+      else report.created++;
     }
     const extra = [...held.keys()].filter((id) => !wanted.has(id));
     if (docs.length > 0) {
