@@ -51,6 +51,8 @@ export interface Config {
   http: HttpTimeouts;
   /** Budget of one rule compilation or test on a worker thread (RULE_WORK_TIMEOUT seconds, RULE_WORK_MEMORY_MB). */
   ruleWork: { timeoutMs: number; memoryMb: number };
+  /** How far behind the newest event time an event may arrive and still count in correlation windows (CORRELATION_LATENESS seconds). */
+  correlationLatenessMs: number;
 }
 
 export interface HttpTimeouts {
@@ -193,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     esCompatVersion,
     http: httpTimeouts(env),
     ruleWork: { timeoutMs: seconds(env, 'RULE_WORK_TIMEOUT', 10, false), memoryMb: megabytes(env, 'RULE_WORK_MEMORY_MB', 256) },
+    correlationLatenessMs: seconds(env, 'CORRELATION_LATENESS', 0),
   };
 }
 

@@ -2,6 +2,7 @@
 // migration 7, so a page is read from an index, not sorted; only a search sorts its matches, at most
 // 10 001), one alert, row locks for status changes, and comments. Alerts themselves are written by
 // detection (store.ts).
+import type { CorrelationRecord } from '../correlation/correlate.js';
 import type { Queryable } from '../db/database.js';
 import { Conditions, paginate, type ListQuery, type Page } from '../http/lists.js';
 import { countAlerts } from './counts.js';
@@ -27,6 +28,7 @@ export interface AlertRow {
   enrichment: Enrichment | null;
   acknowledged_at: Date | null;
   acknowledged_by: string | null;
+  correlation: CorrelationRecord | null;
   [key: string]: unknown;
 }
 
@@ -37,7 +39,7 @@ export interface AlertDetailRow extends AlertRow {
 }
 
 const ALERT_COLUMNS = `id, rule_id, rule_title, severity, level, status, tags, index_pattern, event_time, created_at, updated_at,
-  source_ip, "user", host, enrichment, acknowledged_at, acknowledged_by`;
+  source_ip, "user", host, enrichment, acknowledged_at, acknowledged_by, correlation`;
 
 /**
  * The text `search` looks in: rule title, entities and the stored event as JSON text. It must stay

@@ -23,10 +23,12 @@ export interface NewAlert {
   user?: string;
   host?: string;
   enrichment?: Enrichment;
+  /** A correlation alert: what fired (group, window, value, contributing events). */
+  correlation?: object;
 }
 
 const BATCH = 400;
-const COLUMNS = 19;
+const COLUMNS = 20;
 
 /** Inserts the alerts not already raised; answers how many were new. */
 export async function insertAlerts(tx: Queryable, alerts: NewAlert[]): Promise<number> {
@@ -40,13 +42,14 @@ export async function insertAlerts(tx: Queryable, alerts: NewAlert[]): Promise<n
         randomUUID(), a.ruleId, a.ruleTitle, a.ruleVersion, a.severity, severityRank(a.severity), a.level, JSON.stringify(a.tags),
         a.indexPatternId, a.indexPattern, a.eventHash, a.eventTime, a.eventJson, JSON.stringify(a.matchedConditions),
         a.sourceIp ?? null, a.user ?? null, a.host ?? null, a.enrichment ? JSON.stringify(a.enrichment) : null, a.enrichment?.risk_score ?? null,
+        a.correlation ? JSON.stringify(a.correlation) : null,
       );
       const p = Array.from({ length: COLUMNS }, (_, i) => `$${n + i + 1}`);
       values.push(`(${p.join(', ')})`);
     }
     const rows = await tx.query(
       `INSERT INTO alerts (id, rule_id, rule_title, rule_version, severity, severity_rank, level, tags, index_pattern_id, index_pattern,
-          event_hash, event_time, event, matched_conditions, source_ip, "user", host, enrichment, risk_score)
+          event_hash, event_time, event, matched_conditions, source_ip, "user", host, enrichment, risk_score, correlation)
        VALUES ${values.join(', ')}
        ON CONFLICT (rule_id, index_pattern_id, event_hash) DO NOTHING RETURNING id`,
       params,

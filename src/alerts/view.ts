@@ -19,6 +19,21 @@ const EnrichmentSchema = Type.Object(
   { additionalProperties: true, description: 'Threat-intelligence enrichment: the indicators the event carries and the risk they add up to' },
 );
 
+const CorrelationSchema = Type.Object(
+  {
+    rule_id: Uuid,
+    type: Type.String({ description: 'The correlation type (event_count, value_count, temporal, ...)' }),
+    group: Type.Record(Type.String(), Type.Unknown(), { description: 'The group-by values of the window that fired (a missing field is null)' }),
+    window_start: Timestamp,
+    window_end: Timestamp,
+    value: Type.Number({ description: 'The count, distinct count, number of rules seen, sum, average or percentile the condition held for' }),
+    event_count: Type.Integer({ description: 'Rule matches in the window' }),
+    event_ids: Type.Array(Type.String(), { description: 'Contributing events (their content hashes), at most 100' }),
+    base_alert_ids: Type.Array(Uuid, { description: 'Alerts the contributing events raised of their own, where those exist' }),
+  },
+  { additionalProperties: true, description: 'A correlation alert: the window that fired' },
+);
+
 const alertProperties = {
   id: Uuid,
   rule_id: Uuid,
@@ -37,6 +52,7 @@ const alertProperties = {
   enrichment: Type.Optional(EnrichmentSchema),
   acknowledged_at: Type.Optional(Timestamp),
   acknowledged_by: Type.Optional(Type.String()),
+  correlation: Type.Optional(CorrelationSchema),
 };
 
 export const AlertSchema = Type.Object(alertProperties, { description: 'An alert (list item: without the event)' });
@@ -85,6 +101,7 @@ export function alertView(row: AlertRow) {
     ...(row.enrichment !== null ? { enrichment: row.enrichment } : {}),
     ...(row.acknowledged_at !== null ? { acknowledged_at: row.acknowledged_at.toISOString() } : {}),
     ...(row.acknowledged_by !== null ? { acknowledged_by: row.acknowledged_by } : {}),
+    ...(row.correlation ? { correlation: row.correlation } : {}),
   };
 }
 

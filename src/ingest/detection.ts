@@ -108,6 +108,12 @@ function entitiesOf(accessors: EntityAccessors, event: object): AlertEntities {
   return entities;
 }
 
+/** The alerts a batch raises, and for each the event as the rules saw it (the pattern's preset applied). */
+export interface Detection {
+  alerts: NewAlert[];
+  seen: object[];
+}
+
 /** The alerts a batch of accepted events raises (before idempotent insertion). */
 export async function detect(
   db: Queryable,
@@ -115,24 +121,27 @@ export async function detect(
   enricher: Enricher,
   pattern: IndexPatternRow,
   events: AcceptedEvent[],
-): Promise<NewAlert[]> {
-  if (events.length === 0) return [];
+): Promise<Detection> {
+  const none: Detection = { alerts: [], seen: [] };
+  if (events.length === 0) return none;
   const index = percolatorIndexName(pattern.name);
   // Rules see events as the pattern's preset shapes them; exceptions read the event as stored.
   const shape = shaperOfPattern(pattern);
   const seen = shape ? events.map((e) => shape(e.event)) : events.map((e) => e.event);
   const hits = await backend.percolate(index, seen);
   const ids = [...new Set(hits.flat())];
-  if (ids.length === 0) return [];
+  if (ids.length === 0) return none;
   const rules = await matchedRules(db, ids);
   const accessors = entityAccessors(pattern);
   const alerts: NewAlert[] = [];
+  const seenBy: object[] = [];
   events.forEach((accepted, i) => {
     let entities: AlertEntities | undefined;
     for (const id of hits[i]) {
       const rule = rules.get(id);
       if (!rule || rule.excepted(accepted.event)) continue;
       entities ??= entitiesOf(accessors, seen[i]);
+      seenBy.push(seen[i]);
       alerts.push({
         ruleId: rule.id,
         ruleTitle: rule.title,
@@ -153,5 +162,5 @@ export async function detect(
       });
     }
   });
-  return alerts;
+  return { alerts, seen: seenBy };
 }

@@ -74,6 +74,7 @@ export async function ingestRoutes(app: App, ctx: AppContext): Promise<void> {
         if (!raw || raw.length === 0) throw new HttpError(400, 'The body holds no events');
         const batch = readEvents(raw, request.headers['content-encoding']);
         const outcome = await ingestEvents(ctx, pattern, batch.events, batch.errors);
+        for (const warning of outcome.warnings) request.log.warn(warning);
         return {
           received: batch.received,
           accepted: outcome.accepted,

@@ -16,6 +16,9 @@ import { detect, type AcceptedEvent } from './detection.js';
 import { eventTime, unstorableText } from './event-checks.js';
 import { eventHash } from './event-hash.js';
 import { recordFields } from './field-catalogue.js';
+import { correlationPlan } from '../correlation/plan.js';
+import { correlate } from '../correlation/correlate.js';
+import { forgetStates } from '../correlation/states.js';
 
 export interface IngestItem {
   /** Position of the event in the request (reported back with its error). */
@@ -30,12 +33,14 @@ export interface IngestOutcome {
   errors: { index: number; error: string }[];
   /** Request positions of the accepted events. */
   acceptedIndexes: number[];
+  /** For the operator's log: correlation bounds reached, late events dropped, correlations that cannot run. */
+  warnings: string[];
 }
 
 /** Largest event accepted, in characters of its JSON (a bigger one is rejected alone). */
 export const MAX_EVENT_CHARS = 1024 * 1024;
 
-export type IngestContext = Pick<AppContext, 'db' | 'backend' | 'history' | 'enricher'>;
+export type IngestContext = Pick<AppContext, 'db' | 'backend' | 'history' | 'enricher' | 'config'>;
 
 /** Checks one event; answers it ready to store, or the reason it is refused. */
 function accept(pattern: IndexPatternRow, timestampField: ReturnType<typeof makeAccessor>, event: Record<string, unknown>, now: Date): AcceptedEvent | string {
@@ -60,6 +65,7 @@ export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow,
   const timestampField = makeAccessor(pattern.timestamp_field);
   const acceptedIndexes: number[] = [];
   let alertsCreated = 0;
+  const warnings: string[] = [];
   for (let start = 0; start < items.length; start += INGEST_CHUNK) {
     if (start > 0) await otherRequestsRun();
     const accepted: AcceptedEvent[] = [];
@@ -73,28 +79,42 @@ export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow,
       }
     }
     try {
-      alertsCreated += await storeChunk(ctx, pattern, accepted);
+      alertsCreated += await storeChunk(ctx, pattern, accepted, warnings);
     } catch (error) {
       throw acceptedIndexes.length === 0 ? error : partlyStored(error, acceptedIndexes.length, items.length);
     }
     acceptedIndexes.push(...indexes);
   }
   errors.sort((a, b) => a.index - b.index);
-  return { accepted: acceptedIndexes.length, alertsCreated, errors, acceptedIndexes };
+  return { accepted: acceptedIndexes.length, alertsCreated, errors, acceptedIndexes, warnings };
 }
 
 /** Matches a chunk of accepted events, then stores them, their fields and their alerts in one transaction. */
-async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, accepted: AcceptedEvent[]): Promise<number> {
+async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, accepted: AcceptedEvent[], warnings: string[]): Promise<number> {
   if (accepted.length === 0) return 0;
   // Matching runs before the transaction: the database is held only for the writes.
-  const alerts = await detect(ctx.db, ctx.backend, ctx.enricher, pattern, accepted);
-  return ctx.db.transaction(async (tx) => {
-    // The catalogue counts stored events: a repeat (kept once) is not counted again.
-    const stored = await ctx.history.store(tx, pattern.id, accepted);
-    const counted = accepted.filter((e) => stored.delete(e.hash));
-    await recordFields(tx, pattern.id, counted.map((e) => e.event));
-    return insertAlerts(tx, alerts);
-  });
+  const { alerts, seen } = await detect(ctx.db, ctx.backend, ctx.enricher, pattern, accepted);
+  const plan = await correlationPlan(ctx, ctx.db, pattern, ctx.config.correlationLatenessMs);
+  if (plan) warnings.push(...plan.takeWarnings());
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      // The catalogue counts stored events: a repeat (kept once) is not counted again.
+      const stored = await ctx.history.store(tx, pattern.id, accepted);
+      const isNew = new Set(stored);
+      const counted = accepted.filter((e) => stored.delete(e.hash));
+      await recordFields(tx, pattern.id, counted.map((e) => e.event));
+      if (!plan) return insertAlerts(tx, alerts);
+      const created = await insertAlerts(tx, alerts.filter((a) => !plan.silenced.has(a.ruleId)));
+      // Only events stored for the first time count in correlation windows.
+      const inputs = alerts.flatMap((draft, i) => (isNew.has(draft.eventHash) ? [{ draft, event: seen[i] }] : []));
+      const correlated = await correlate(ctx, tx, pattern, plan, inputs);
+      warnings.push(...correlated.warnings);
+      return created + (await insertAlerts(tx, correlated.alerts));
+    });
+  } catch (error) {
+    if (plan) forgetStates(ctx);
+    throw error;
+  }
 }
 
 /** The answer to a request that failed after some of its chunks were committed: it says how many

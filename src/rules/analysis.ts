@@ -2,7 +2,7 @@
 // (1) YAML syntax → 400, (2) Sigma schema and (3) required fields → 422 (text no column can hold, from a
 // "\ud800" or "\0" escape, included), (4) every field mapped by the
 // index pattern → 422, then compilation (unsafe regexes; placeholders without values when testing) → 422.
-import { compileRule, compileSafeRegex, missingPlaceholders, parseRule, unmappedFields as unmappedBy, type CompiledRule, type Pipeline, type SigmaRule } from '../sigma/index.js';
+import { compileCorrelations, compileRule, compileSafeRegex, missingPlaceholders, parseRule, unmappedFields as unmappedBy, type CompiledRule, type Pipeline, type SigmaRule } from '../sigma/index.js';
 import { badRequest, unprocessable, type FieldError } from '../http/errors.js';
 import { unstorableTexts } from '../http/storable-text.js';
 import { pipelineOf } from '../index-patterns/pipeline.js';
@@ -28,8 +28,8 @@ export function parseSigma(yaml: string, detail: ValidationDetail): SigmaRule {
   // A "\ud800" or "\0" escape in the YAML loads as text no column can hold: refused where it is.
   const badText = unstorableTexts(parsed.rule.raw);
   if (badText.length > 0) throw unprocessable(detail, badText.map(({ path, message }) => ({ field: yamlPath(path), message })));
-  if (parsed.rule.kind !== 'detection') {
-    throw unprocessable(detail, [{ field: parsed.rule.kind, message: `${parsed.rule.kind} rules cannot be stored as detection rules` }]);
+  if (parsed.rule.kind === 'filter') {
+    throw unprocessable(detail, [{ field: 'filter', message: 'filter rules cannot be stored as rules; use rule exceptions' }]);
   }
   return parsed.rule;
 }
@@ -133,8 +133,25 @@ export function placeholdersMessage(missing: string[], pattern: Pick<IndexPatter
   return pattern ? `placeholder(s) ${names} have no values in index pattern '${pattern.name}'` : `placeholder(s) ${names} have no values without an index pattern that gives them`;
 }
 
-function identityPipeline(): Pipeline {
+/** Field names as written: how a rule reads events without an index pattern. */
+export function identityPipeline(): Pipeline {
   return { name: 'identity', description: 'field names as written', defaultMapping: 'identity', fieldMappings: {}, logsources: [], vars: {}, unresolvedPlaceholders: 'error' };
+}
+
+/**
+ * A rule's validation after parsing: a detection compiles for the pattern (compileFor); a correlation
+ * must be one the engine evaluates (its type, condition, timespan and aliases). Whether the rules it
+ * references exist is a question for the database (correlation-refs.ts).
+ */
+export function checkRule(rule: SigmaRule, pattern: IndexPatternRow | undefined, detail: ValidationDetail, purpose?: 'store' | 'test'): void {
+  if (rule.kind === 'correlation') checkCorrelation(rule, detail);
+  else compileFor(rule, pattern, detail, purpose);
+}
+
+/** 422 when the engine cannot evaluate a correlation rule, with its reason. */
+export function checkCorrelation(rule: SigmaRule, detail: ValidationDetail): void {
+  const [rejected] = compileCorrelations([rule]).rejected;
+  if (rejected) throw unprocessable(detail, [{ field: 'correlation', message: rejected.reason }]);
 }
 
 /** The stored columns derived from a parsed rule. */
@@ -153,5 +170,8 @@ export function contentOf(rule: SigmaRule, yaml: string, title: string | undefin
     logsource,
     sigma_id: rule.id ?? null,
     index_pattern_id: indexPatternId,
+    rule_type: rule.kind === 'correlation' ? 'correlation' : 'detection',
+    sigma_name: rule.name ?? null,
+    correlation_refs: rule.correlation ? [...new Set(rule.correlation.rules.map((r) => r.toLowerCase()))] : null,
   };
 }

@@ -41,6 +41,14 @@ async function eachId(ids: string[], work: (id: string) => Promise<Outcome>) {
   return { done, failed, skipped };
 }
 
+/** The ids with correlation rules first: undeploying or deleting them frees the rules they use. */
+async function correlationsFirst(ctx: AppContext, ids: string[]): Promise<string[]> {
+  const valid = ids.filter((id) => UUID_RE.test(id));
+  const rows = await ctx.db.query<{ id: string }>(`SELECT id FROM rules WHERE id = ANY($1::uuid[]) AND rule_type = 'correlation'`, [valid]);
+  const first = new Set(rows.map((r) => r.id.toLowerCase()));
+  return [...ids.filter((id) => first.has(id.toLowerCase())), ...ids.filter((id) => !first.has(id.toLowerCase()))];
+}
+
 export function bulkRuleRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/api/rules/bulk/delete',
@@ -55,7 +63,7 @@ export function bulkRuleRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const actor: Actor = actorOf(request);
-      const { done, failed } = await eachId(request.body.ids, async (id) => {
+      const { done, failed } = await eachId(await correlationsFirst(ctx, request.body.ids), async (id) => {
         await deleteRule(ctx, actor, id, NO_SYNC);
         return 'done';
       });
@@ -108,7 +116,7 @@ export function bulkRuleRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const actor = actorOf(request);
-      const { done, failed, skipped } = await eachId(request.body.ids, async (id) =>
+      const { done, failed, skipped } = await eachId(await correlationsFirst(ctx, request.body.ids), async (id) =>
         (await undeployExistingRule(ctx, actor, id, NO_SYNC)) ? 'done' : { skip: 'not deployed' },
       );
       if (done > 0) await ctx.backend.sync();

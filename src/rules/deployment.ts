@@ -9,7 +9,9 @@ import { compileRule, describeLogsource, describeScope, missingPlaceholders, par
 import { pipelineOf, pipelineSpecOf } from '../index-patterns/pipeline.js';
 import { findPatternById, type IndexPatternRow } from '../index-patterns/store.js';
 import { placeholdersMessage, unmappedFields } from './analysis.js';
-import { markDeployed, markUndeployed } from './store.js';
+import { markDeployed, markUndeployed, type RuleType } from './store.js';
+import { checkNotNeeded } from './correlation-refs.js';
+import { deployCorrelation, undeployCorrelation, type DeployActor } from './correlation-deployment.js';
 
 export const NO_INDEX_PATTERN = 'Validation failed: no index pattern configured';
 
@@ -81,9 +83,16 @@ export function storedQueryOf(rule: { id: string; version: number; yaml_content:
 export async function deployRule(
   tx: Queryable,
   backend: SearchBackend,
-  rule: { id: string; version: number; yaml_content: string; index_pattern_id: string | null },
+  rule: { id: string; version: number; yaml_content: string; index_pattern_id: string | null; rule_type?: RuleType },
   previousPattern?: IndexPatternRow,
+  actor?: DeployActor,
 ): Promise<{ percolatorId: string; pattern: IndexPatternRow }> {
+  if (rule.rule_type === 'correlation') {
+    const pattern = rule.index_pattern_id ? await findPatternById(tx, rule.index_pattern_id) : undefined;
+    if (!pattern) throw badRequest(NO_INDEX_PATTERN);
+    await deployCorrelation(tx, rule, pattern, (t, detection) => deployRule(t, backend, detection), actor);
+    return { percolatorId: rule.id, pattern };
+  }
   await lockDeployments(tx);
   const { pattern, compiled } = checkDeployable(rule.yaml_content, rule.index_pattern_id ? await findPatternById(tx, rule.index_pattern_id) : undefined);
   const percolatorId = percolatorIdOf(rule.id);
@@ -96,7 +105,14 @@ export async function deployRule(
 }
 
 /** Removes the stored query of a deployed rule and marks it undeployed, inside `tx`. */
-export async function undeployRule(tx: Queryable, backend: SearchBackend, rule: { id: string; index_pattern_id: string | null }): Promise<void> {
+export async function undeployRule(
+  tx: Queryable,
+  backend: SearchBackend,
+  rule: { id: string; index_pattern_id: string | null; rule_type?: RuleType; sigma_id: string | null; sigma_name?: string | null },
+  action: 'undeployed' | 'deleted' = 'undeployed',
+): Promise<void> {
+  if (rule.rule_type === 'correlation') return undeployCorrelation(tx, rule);
+  await checkNotNeeded(tx, rule, action);
   await lockDeployments(tx);
   const pattern = rule.index_pattern_id ? await findPatternById(tx, rule.index_pattern_id) : undefined;
   if (pattern) await backend.undeploy(tx, percolatorIndexName(pattern.name), percolatorIdOf(rule.id));

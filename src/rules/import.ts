@@ -11,7 +11,8 @@ import { BackendUnavailableError, percolatorIndexName } from '../backends/backen
 import type { CompiledRule } from '../sigma/index.js';
 import { pipelineSpecOf } from '../index-patterns/pipeline.js';
 import { findDefaultPattern, findPatternById, findPatternByName, type IndexPatternRow } from '../index-patterns/store.js';
-import { compileFor, contentOf, parseSigma } from './analysis.js';
+import { checkCorrelation, compileFor, contentOf, parseSigma } from './analysis.js';
+import { importCorrelations, type CorrelationDocument } from './import-correlations.js';
 import { NO_INDEX_PATTERN, checkInScope, checkPlaceholderValues, lockDeployments, percolatorIdOf, storedQueryOf } from './deployment.js';
 import type { ImportDocument } from './import-sources.js';
 import { insertRulesWithVersions, type RuleContent } from './store.js';
@@ -60,6 +61,7 @@ export async function importRules(
   // Each document is parsed and compiled once; the compiled detection goes to the backend as a hint.
   const failed: ImportFailure[] = [];
   const ready: { index: number; content: RuleContent; compiled: CompiledRule }[] = [];
+  const correlations: CorrelationDocument[] = [];
   for (const [index, doc] of documents.entries()) {
     // Parsing thousands of rules takes seconds: let other requests run in between.
     if (index > 0 && index % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
@@ -70,6 +72,12 @@ export async function importRules(
     }
     try {
       const sigma = parseSigma(doc.yaml, 'Validation failed');
+      if (sigma.kind === 'correlation') {
+        checkCorrelation(sigma, 'Validation failed');
+        if (options.deploy && !pattern) throw badRequest(NO_INDEX_PATTERN);
+        correlations.push({ index, ...where, title: sigma.title, yaml: doc.yaml });
+        continue;
+      }
       // With deploy, each document meets the deploy prerequisites in deploy's order.
       if (options.deploy && pattern) checkInScope(sigma, pattern);
       const compiled = compileFor(sigma, pattern, 'Validation failed');
@@ -133,9 +141,15 @@ export async function importRules(
   }
   // Nothing was stored: the failure is the service's, and answered as such.
   if (refused !== undefined && ids.length === 0) throw refused;
+  const detectionIds = ids.length;
+  if (correlations.length > 0) {
+    const outcome = await importCorrelations(ctx, actor, correlations, { indexPattern: pattern?.name ?? null, deploy: options.deploy });
+    ids.push(...outcome.ids);
+    failed.push(...outcome.failed);
+  }
   // From here on rules are committed: the answer must report them, whatever fails afterwards.
   try {
-    if (options.deploy && ids.length > 0) await ctx.backend.sync();
+    if (options.deploy && detectionIds > 0) await ctx.backend.sync();
     await recordAudit(ctx.db, { actor: actor.username, action: 'rule.import', details: { documents: documents.length, created: ids.length, failed: failed.length, deployed: options.deploy ? ids.length : 0 }, ip: actor.ip });
   } catch (error) {
     if (ids.length === 0) throw error;

@@ -28,15 +28,17 @@ export const ruleListQuery = listQuerySchema(['created_at', 'updated_at', 'title
   severity: Type.Optional(StringEnum(SEVERITIES)),
   tag: Type.Optional(Type.String({ maxLength: 200 })),
   index_pattern: Type.Optional(PatternName),
+  rule_type: Type.Optional(StringEnum(['detection', 'correlation'] as const)),
 });
 
 /** The rules list, shared by the session endpoint and the external (API key) one. */
 export async function listRules(ctx: AppContext, q: Static<typeof ruleListQuery>) {
-  const where = new Conditions().addCommon(q, 'r.created_at', ['r.title', 'r.description', 'r.sigma_id', 'r.author']);
+  const where = new Conditions().addCommon(q, 'r.created_at', ['r.title', 'r.description', 'r.sigma_id', 'r.sigma_name', 'r.author']);
   if (q.status) where.add('r.status = ?', q.status);
   if (q.severity) where.add('r.severity = ?', q.severity);
   if (q.tag) where.add('EXISTS (SELECT 1 FROM jsonb_array_elements_text(r.tags) t WHERE lower(t) = lower(?))', q.tag);
   if (q.index_pattern) where.add('p.name = ?', q.index_pattern);
+  if (q.rule_type) where.add('r.rule_type = ?', q.rule_type);
   return paginate(ctx.db, {
     select: RULE_SELECT,
     from: RULE_FROM,
@@ -109,7 +111,7 @@ export function ruleRoutes(app: App, ctx: AppContext): void {
           },
           { additionalProperties: false },
         ),
-        response: { 200: RuleSchema, ...errorResponses(400, 401, 403, 404, 422, 503) },
+        response: { 200: RuleSchema, ...errorResponses(400, 401, 403, 404, 409, 422, 503) },
       },
     },
     async (request) => ruleView(await updateRule(ctx, actorOf(request), request.params.id, request.body)),
@@ -119,7 +121,7 @@ export function ruleRoutes(app: App, ctx: AppContext): void {
     '/api/rules/:id',
     {
       config: adminOnly,
-      schema: { tags: ['rules'], summary: 'Delete a rule with its versions, exceptions and stored query', params: IdParams, response: { 204: Empty, ...errorResponses(401, 403, 404, 503) } },
+      schema: { tags: ['rules'], summary: 'Delete a rule with its versions, exceptions and stored query', params: IdParams, response: { 204: Empty, ...errorResponses(401, 403, 404, 409, 503) } },
     },
     async (request, reply) => {
       await deleteRule(ctx, actorOf(request), request.params.id);
@@ -133,7 +135,7 @@ export function ruleRoutes(app: App, ctx: AppContext): void {
       config: analyst,
       schema: {
         tags: ['rules'],
-        summary: 'Deploy (or redeploy) a rule as a stored query in svc-percolator-{index pattern}',
+        summary: 'Deploy (or redeploy) a rule as a stored query in svc-percolator-{index pattern}; a correlation rule deploys the rules it references',
         params: IdParams,
         response: {
           200: Type.Object({ id: Uuid, title: Type.String(), status: Type.Literal('deployed'), deployed_at: Timestamp, percolator_id: Type.String() }),
@@ -155,7 +157,7 @@ export function ruleRoutes(app: App, ctx: AppContext): void {
         tags: ['rules'],
         summary: 'Undeploy a rule: detection stops, the rule is kept',
         params: IdParams,
-        response: { 200: Type.Object({ id: Uuid, status: Type.Literal('undeployed') }), ...errorResponses(401, 403, 404, 503) },
+        response: { 200: Type.Object({ id: Uuid, status: Type.Literal('undeployed') }), ...errorResponses(401, 403, 404, 409, 503) },
       },
     },
     async (request) => {

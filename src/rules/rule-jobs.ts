@@ -6,7 +6,7 @@ import { ruleCost, type CompiledRule } from '../sigma/index.js';
 import { HttpError, unprocessable, type FieldError } from '../http/errors.js';
 import { shaperOfPattern } from '../index-patterns/event-shape.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
-import { compileFor, parseSigma, type ValidationDetail } from './analysis.js';
+import { checkRule, compileFor, parseSigma, type ValidationDetail } from './analysis.js';
 import { compileExceptions, type ExceptionSpec } from './exceptions/matcher.js';
 
 /** Work budget of one sample test: characters of the sample's text × the rule's matching cost. */
@@ -98,7 +98,7 @@ export function runJob(job: RuleJob): JobResult {
   try {
     if (job.kind === 'check') {
       const sigma = job.stored ? parseStored(job.yaml) : parseSigma(job.yaml, job.detail);
-      if (!job.parseOnly) compileFor(sigma, job.pattern ?? undefined, job.detail);
+      if (!job.parseOnly) checkRule(sigma, job.pattern ?? undefined, job.detail);
       return { ok: true, value: null };
     }
     return { ok: true, value: runTest(job) };

@@ -4,11 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import type { AppContext } from '../http/context.js';
-import { notFound, unprocessable } from '../http/errors.js';
+import { conflict, notFound, unprocessable } from '../http/errors.js';
 import { recordAudit } from '../audit/log.js';
 import { findDefaultPattern, findPatternById, findPatternByName, type IndexPatternRow } from '../index-patterns/store.js';
 import { parseRule } from '../sigma/index.js';
-import { compileFor, contentOf, parseSigma } from './analysis.js';
+import { checkRule, contentOf, parseSigma } from './analysis.js';
+import { checkReferencesExist } from './correlation-refs.js';
 import { deployRule, undeployRule } from './deployment.js';
 import { runRuleJob } from './rule-workers.js';
 import { deleteRuleRow, findRule, findVersion, insertRule, insertVersion, updateRuleContent, type RuleRow } from './store.js';
@@ -60,13 +61,14 @@ export async function createRule(
   await checkOffLoop(ctx, input.yaml_content);
   const sigma = parseSigma(input.yaml_content, 'Validation failed');
   const pattern = await resolvePattern(ctx.db, input.index_pattern);
-  compileFor(sigma, pattern, 'Validation failed');
+  checkRule(sigma, pattern, 'Validation failed');
+  await checkReferencesExist(ctx.db, sigma, 'Validation failed');
   const content = contentOf(sigma, input.yaml_content, input.title, pattern?.id ?? null);
   const id = randomUUID();
   await ctx.db.transaction(async (tx) => {
     await insertRule(tx, id, content, actor.username);
     await insertVersion(tx, { ruleId: id, version: 1, title: content.title, yaml: content.yaml_content, indexPatternId: content.index_pattern_id, changedBy: actor.username, reason: 'Created' });
-    if (input.deploy) await deployRule(tx, ctx.backend, { id, version: 1, yaml_content: content.yaml_content, index_pattern_id: content.index_pattern_id });
+    if (input.deploy) await deployRule(tx, ctx.backend, { ...content, id, version: 1 }, undefined, actor);
     await recordAudit(tx, { actor: actor.username, action: 'rule.create', targetType: 'rule', targetId: id, details: { title: content.title, deployed: Boolean(input.deploy) }, ip: actor.ip });
   });
   if (input.deploy) await ctx.backend.sync();
@@ -84,14 +86,18 @@ async function writeVersion(
 ): Promise<number> {
   const sigma = parseSigma(next.yaml, 'Validation failed');
   const pattern = next.indexPatternId ? await findPatternById(tx, next.indexPatternId) : undefined;
-  compileFor(sigma, pattern, 'Validation failed');
+  checkRule(sigma, pattern, 'Validation failed');
+  await checkReferencesExist(tx, sigma, 'Validation failed', rule.id);
   const content = contentOf(sigma, next.yaml, next.title, next.indexPatternId);
+  if (rule.status === 'deployed' && content.rule_type !== rule.rule_type) {
+    throw conflict('A deployed rule cannot change between detection and correlation: undeploy it first');
+  }
   const version = rule.version + 1;
   const previousPattern = rule.index_pattern_id ? await findPatternById(tx, rule.index_pattern_id) : undefined;
   await updateRuleContent(tx, rule.id, content, version);
   await insertVersion(tx, { ruleId: rule.id, version, title: content.title, yaml: content.yaml_content, indexPatternId: content.index_pattern_id, changedBy: actor.username, reason });
   if (rule.status === 'deployed') {
-    await deployRule(tx, ctx.backend, { id: rule.id, version, yaml_content: content.yaml_content, index_pattern_id: content.index_pattern_id }, previousPattern);
+    await deployRule(tx, ctx.backend, { ...content, id: rule.id, version }, previousPattern, actor);
   }
   return version;
 }
@@ -174,7 +180,7 @@ export async function deployExistingRule(ctx: AppContext, actor: Actor, id: stri
 export async function deployStoredRule(ctx: AppContext, actor: Actor, id: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     const locked = await lockRule(tx, id);
-    await deployRule(tx, ctx.backend, locked);
+    await deployRule(tx, ctx.backend, locked, undefined, actor);
     await recordAudit(tx, { actor: actor.username, action: 'rule.deploy', targetType: 'rule', targetId: id, details: { version: locked.version, redeploy: locked.status === 'deployed' }, ip: actor.ip });
   });
 }
@@ -197,7 +203,7 @@ export async function undeployExistingRule(ctx: AppContext, actor: Actor, id: st
 export async function deleteRule(ctx: AppContext, actor: Actor, id: string, options: ChangeOptions = {}): Promise<void> {
   const rule = await ctx.db.transaction(async (tx) => {
     const locked = await lockRule(tx, id);
-    if (locked.status === 'deployed') await undeployRule(tx, ctx.backend, locked);
+    if (locked.status === 'deployed') await undeployRule(tx, ctx.backend, locked, 'deleted');
     if (!(await deleteRuleRow(tx, id))) throw notFound(RULE_NOT_FOUND);
     await recordAudit(tx, { actor: actor.username, action: 'rule.delete', targetType: 'rule', targetId: id, details: { title: locked.title }, ip: actor.ip });
     return locked;

@@ -14,7 +14,14 @@ export interface RuleContent {
   logsource: Record<string, string>;
   sigma_id: string | null;
   index_pattern_id: string | null;
+  rule_type: RuleType;
+  /** The rule's Sigma `name` (correlations reference rules by id or name). */
+  sigma_name: string | null;
+  /** A correlation's references (lower-cased rule ids or names); null for a detection rule. */
+  correlation_refs: string[] | null;
 }
+
+export type RuleType = 'detection' | 'correlation';
 
 export interface RuleRow extends RuleContent {
   id: string;
@@ -33,8 +40,10 @@ export interface RuleRow extends RuleContent {
 
 export const RULE_SELECT = `r.id, r.title, r.yaml_content, r.status, r.severity, r.level, r.tags, r.description, r.author,
   r.logsource, r.sigma_id, r.index_pattern_id, p.name AS index_pattern, r.version, r.deployed_version, r.deployed_at,
-  r.percolator_id, r.created_by, r.created_at, r.updated_at`;
+  r.percolator_id, r.created_by, r.created_at, r.updated_at, r.rule_type, r.sigma_name, r.correlation_refs`;
 export const RULE_FROM = 'rules r LEFT JOIN index_patterns p ON p.id = r.index_pattern_id';
+
+const refsJson = (content: RuleContent) => (content.correlation_refs === null ? null : JSON.stringify(content.correlation_refs));
 
 export async function findRule(db: Queryable, id: string, forUpdate = false): Promise<RuleRow | undefined> {
   const [row] = await db.query<RuleRow>(`SELECT ${RULE_SELECT} FROM ${RULE_FROM} WHERE r.id = $1${forUpdate ? ' FOR UPDATE OF r' : ''}`, [id]);
@@ -44,10 +53,11 @@ export async function findRule(db: Queryable, id: string, forUpdate = false): Pr
 export async function insertRule(tx: Queryable, id: string, content: RuleContent, createdBy: string): Promise<void> {
   await tx.query(
     `INSERT INTO rules (id, title, yaml_content, severity, level, tags, description, author, logsource, sigma_id,
-        index_pattern_id, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        index_pattern_id, created_by, rule_type, sigma_name, correlation_refs)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
     [id, content.title, content.yaml_content, content.severity, content.level, JSON.stringify(content.tags), content.description,
-      content.author, JSON.stringify(content.logsource), content.sigma_id, content.index_pattern_id, createdBy],
+      content.author, JSON.stringify(content.logsource), content.sigma_id, content.index_pattern_id, createdBy, content.rule_type,
+      content.sigma_name, refsJson(content)],
   );
 }
 
@@ -67,16 +77,17 @@ export async function insertRulesWithVersions(
     const params: unknown[] = [createdBy];
     const values = slice.map(({ id, content, percolatorId }) => {
       params.push(id, content.title, content.yaml_content, content.severity, content.level, JSON.stringify(content.tags), content.description,
-        content.author, JSON.stringify(content.logsource), content.sigma_id, content.index_pattern_id, percolatorId);
-      const n = params.length - 12;
+        content.author, JSON.stringify(content.logsource), content.sigma_id, content.index_pattern_id, percolatorId,
+        content.rule_type, content.sigma_name, refsJson(content));
+      const n = params.length - 15;
       const p = (k: number) => `$${n + k}`;
       return `(${p(1)}::uuid, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}::jsonb, ${p(7)}, ${p(8)}, ${p(9)}::jsonb, ${p(10)}, ${p(11)}::uuid, $1,
         CASE WHEN ${p(12)}::text IS NULL THEN 'undeployed' ELSE 'deployed' END, CASE WHEN ${p(12)}::text IS NULL THEN NULL ELSE now() END,
-        ${p(12)}::text, CASE WHEN ${p(12)}::text IS NULL THEN NULL ELSE 1 END)`;
+        ${p(12)}::text, CASE WHEN ${p(12)}::text IS NULL THEN NULL ELSE 1 END, ${p(13)}, ${p(14)}, ${p(15)}::jsonb)`;
     });
     await tx.query(
       `INSERT INTO rules (id, title, yaml_content, severity, level, tags, description, author, logsource, sigma_id,
-          index_pattern_id, created_by, status, deployed_at, percolator_id, deployed_version)
+          index_pattern_id, created_by, status, deployed_at, percolator_id, deployed_version, rule_type, sigma_name, correlation_refs)
        VALUES ${values.join(', ')}`,
       params,
     );
@@ -96,10 +107,12 @@ export async function insertRulesWithVersions(
 export async function updateRuleContent(tx: Queryable, id: string, content: RuleContent, version: number): Promise<void> {
   await tx.query(
     `UPDATE rules SET title = $2, yaml_content = $3, severity = $4, level = $5, tags = $6, description = $7, author = $8,
-        logsource = $9, sigma_id = $10, index_pattern_id = $11, version = $12, updated_at = now()
+        logsource = $9, sigma_id = $10, index_pattern_id = $11, version = $12, rule_type = $13, sigma_name = $14,
+        correlation_refs = $15, updated_at = now()
      WHERE id = $1`,
     [id, content.title, content.yaml_content, content.severity, content.level, JSON.stringify(content.tags), content.description,
-      content.author, JSON.stringify(content.logsource), content.sigma_id, content.index_pattern_id, version],
+      content.author, JSON.stringify(content.logsource), content.sigma_id, content.index_pattern_id, version, content.rule_type,
+      content.sigma_name, refsJson(content)],
   );
 }
 
@@ -167,6 +180,7 @@ export async function findVersion(db: Queryable, ruleId: string, version: number
   return row;
 }
 
+/** The deployed detection rules of a pattern (correlations have no stored query). */
 export async function deployedRulesOfPattern(db: Queryable, patternId: string): Promise<RuleRow[]> {
-  return db.query<RuleRow>(`SELECT ${RULE_SELECT} FROM ${RULE_FROM} WHERE r.index_pattern_id = $1 AND r.status = 'deployed' ORDER BY r.id`, [patternId]);
+  return db.query<RuleRow>(`SELECT ${RULE_SELECT} FROM ${RULE_FROM} WHERE r.index_pattern_id = $1 AND r.status = 'deployed' AND r.rule_type = 'detection' ORDER BY r.id`, [patternId]);
 }

@@ -4,10 +4,12 @@ import { Type } from '@fastify/type-provider-typebox';
 import { nestedTooDeep } from '../sigma/index.js';
 import type { App, AppContext } from '../http/context.js';
 import { HttpError, badRequest, notFound, unprocessable } from '../http/errors.js';
-import { errorResponses, Nullable, Uuid } from '../http/schemas.js';
+import { errorResponses, Nullable, Timestamp, Uuid } from '../http/schemas.js';
 import { findPatternById, findPatternByName, type IndexPatternRow } from '../index-patterns/store.js';
 import { shaperOfPattern } from '../index-patterns/event-shape.js';
 import { compileFor, parseSigma } from './analysis.js';
+import { compileTester, samplesOf, testAgainstHistory, testAgainstSamples } from './correlation-testing.js';
+import type { SigmaRule } from '../sigma/index.js';
 import { NO_INDEX_PATTERN } from './deployment.js';
 import { compileExceptions, type ExceptionSpec } from './exceptions/matcher.js';
 import { listExceptions } from './exceptions/store.js';
@@ -25,13 +27,45 @@ export const MAX_EVENTS_SCANNED = 2_000_000;
 const SLICE_MS = 20;
 
 const MatchedConditions = Type.Array(Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown())));
+const FiringSchema = Type.Object(
+  {
+    group: Type.Record(Type.String(), Type.Unknown(), { description: 'The group-by values of the window (a missing field is null)' }),
+    window_start: Timestamp,
+    window_end: Timestamp,
+    value: Type.Number({ description: 'The count, distinct count, number of rules seen, sum, average or percentile the condition held for' }),
+    event_count: Type.Integer({ description: 'Rule matches in the window' }),
+    events: Type.Array(Type.Union([Type.Integer(), Type.String()]), { description: 'Contributing events: positions in the samples (from 0), or stored event ids' }),
+  },
+  { description: 'A window in which the correlation condition held' },
+);
+
 const TestResult = Type.Object({
-  matches: Type.Boolean(),
+  matches: Type.Boolean({ description: 'The event matches the rule; for a correlation rule: the samples make it fire at least once' }),
   rule_id: Nullable(Uuid),
   rule_title: Type.String(),
   matched_conditions: MatchedConditions,
   excepted: Type.Boolean({ description: 'An enabled exception of the rule would suppress the alert' }),
+  firings: Type.Optional(Type.Array(FiringSchema, { description: 'Correlation rules only: every firing over the samples, in event-time order' })),
 });
+
+/** Tests a correlation rule (stored or not) against the request's sample events. */
+async function correlationTest(ctx: AppContext, sigma: SigmaRule, pattern: IndexPatternRow | undefined, sample: unknown, rule: { id: string; title: string } | null) {
+  const samples = samplesOf(sample, INVALID_SAMPLE);
+  const tester = await compileTester(ctx, sigma, pattern, rule?.id);
+  const firings = await testAgainstSamples(tester, samples);
+  return { rule_id: rule?.id ?? null, rule_title: rule?.title ?? sigma.title, matches: firings.length > 0, matched_conditions: [], excepted: false, firings };
+}
+
+/** The pattern an unsaved test names (422 when it does not exist); without one, field names as written. */
+async function patternForTest(ctx: AppContext, name: string | undefined): Promise<IndexPatternRow | undefined> {
+  if (name === undefined) return undefined;
+  const pattern = await findPatternByName(ctx.db, name);
+  if (!pattern) throw unprocessable('Rule validation failed', [{ field: 'index_pattern', message: `index pattern '${name}' does not exist` }]);
+  return pattern;
+}
+
+/** Whether unsaved YAML is a correlation rule (cheap look before the full parse). */
+const looksLikeCorrelation = (yaml: string) => /^correlation\s*:/m.test(yaml);
 
 function sampleOf(body: { sample_log?: unknown }): Record<string, unknown> {
   const sample = body.sample_log;
@@ -84,10 +118,11 @@ export function testingRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const sample = sampleOf(request.body);
       const rule = await findRule(ctx.db, request.params.id);
       if (!rule) throw notFound(RULE_NOT_FOUND);
       const pattern = rule.index_pattern_id ? ((await findPatternById(ctx.db, rule.index_pattern_id)) ?? null) : null;
+      if (rule.rule_type === 'correlation') return correlationTest(ctx, parseStoredSigma(rule.yaml_content), pattern ?? undefined, request.body.sample_log, rule);
+      const sample = sampleOf(request.body);
       const exceptions = await exceptionSpecs(ctx, rule.id);
       const outcome = await runRuleJob(ctx, { kind: 'test', yaml: rule.yaml_content, pattern, sample, exceptions, stored: true });
       return { rule_id: rule.id, rule_title: rule.title, matches: outcome.matches, matched_conditions: outcome.matched_conditions, excepted: outcome.excepted };
@@ -113,6 +148,14 @@ export function testingRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
+      if (looksLikeCorrelation(request.body.yaml_content)) {
+        await runRuleJob(ctx, { kind: 'check', yaml: request.body.yaml_content, pattern: null, detail: 'Rule validation failed', parseOnly: true });
+        const sigma = parseSigma(request.body.yaml_content, 'Rule validation failed');
+        if (sigma.kind === 'correlation') {
+          const pattern = await patternForTest(ctx, request.body.index_pattern);
+          return correlationTest(ctx, sigma, pattern, request.body.sample_log, null);
+        }
+      }
       const sample = sampleOf(request.body);
       let pattern: IndexPatternRow | null = null;
       if (request.body.index_pattern !== undefined) {
@@ -159,12 +202,22 @@ export function testingRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const { rule, pattern, matcher, excepted } = await compileStored(ctx, request.params.id);
-      if (!pattern) throw badRequest(NO_INDEX_PATTERN);
-      if (!(await ctx.backend.health())) throw new HttpError(503, HISTORY_UNAVAILABLE);
       const { time_range, limit } = request.body;
       const until = new Date();
       const since = new Date(until.getTime() - TIME_RANGES[time_range] * 1000);
+      const stored = await findRule(ctx.db, request.params.id);
+      if (stored?.rule_type === 'correlation') {
+        const pattern = stored.index_pattern_id ? await findPatternById(ctx.db, stored.index_pattern_id) : undefined;
+        if (!pattern) throw badRequest(NO_INDEX_PATTERN);
+        const tester = await compileTester(ctx, parseStoredSigma(stored.yaml_content), pattern, stored.id);
+        if (!(await ctx.backend.health())) throw new HttpError(503, HISTORY_UNAVAILABLE);
+        const { firings, scanned, truncated } = await testAgainstHistory(ctx, tester, pattern, since, until, MAX_EVENTS_SCANNED);
+        const samples = firings.slice(0, limit).map((f) => ({ ...f, timestamp: f.window_end }));
+        return { rule_id: stored.id, rule_title: stored.title, time_range, matches: firings.length, excepted: 0, events_scanned: scanned, truncated, sample_matches: samples };
+      }
+      const { rule, pattern, matcher, excepted } = await compileStored(ctx, request.params.id);
+      if (!pattern) throw badRequest(NO_INDEX_PATTERN);
+      if (!(await ctx.backend.health())) throw new HttpError(503, HISTORY_UNAVAILABLE);
       let matches = 0;
       let exceptedCount = 0;
       let scanned = 0;

@@ -18,6 +18,8 @@ export const RuleSchema = Type.Object(
     author: Nullable(Type.String()),
     logsource: Type.Record(Type.String(), Type.String()),
     sigma_id: Nullable(Type.String()),
+    rule_type: StringEnum(['detection', 'correlation'] as const, { description: 'A detection matches single events; a correlation counts matches of other rules over time' }),
+    sigma_name: Nullable(Type.String({ description: "The rule's Sigma name (correlations reference rules by Sigma id or name)" })),
     index_pattern: Nullable(Type.String()),
     version: Type.Integer(),
     deployed_version: Nullable(Type.Integer()),
@@ -27,7 +29,7 @@ export const RuleSchema = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-  { description: 'A Sigma detection rule' },
+  { description: 'A Sigma detection or correlation rule' },
 );
 
 export function ruleView(row: RuleRow) {
@@ -43,6 +45,8 @@ export function ruleView(row: RuleRow) {
     author: row.author,
     logsource: row.logsource,
     sigma_id: row.sigma_id,
+    rule_type: row.rule_type,
+    sigma_name: row.sigma_name,
     index_pattern: row.index_pattern,
     version: row.version,
     deployed_version: row.deployed_version,

@@ -99,6 +99,8 @@ export interface TestResult {
   rule_title: string;
   matched_conditions: Record<string, Record<string, unknown>>[];
   excepted?: boolean;
+  /** Correlation rules: every window that fires over the samples. */
+  firings?: { group: Record<string, unknown>; window_start: string; window_end: string; value: number; event_count: number; events: (number | string)[] }[];
 }
 
 export interface HistoricalResult {

@@ -12,6 +12,7 @@ import { sql as twoFactor } from './010-two-factor.js';
 import { sql as sso } from './011-sso.js';
 import { sql as canonicalEventHash } from './012-canonical-event-hash.js';
 import { sql as alertStatusSeverityIndex } from './013-alert-status-severity-index.js';
+import { sql as correlationRules } from './014-correlation-rules.js';
 
 export interface Migration {
   version: number;
@@ -33,4 +34,5 @@ export const migrations: Migration[] = [
   { version: 11, name: 'single sign-on', sql: sso },
   { version: 12, name: 'canonical event hash', sql: canonicalEventHash },
   { version: 13, name: 'alert status severity index', sql: alertStatusSeverityIndex },
+  { version: 14, name: 'correlation rules', sql: correlationRules },
 ];

@@ -167,7 +167,8 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
       if (!('_index' in action.event)) action.event = { ...action.event, _index: action.index };
       items.push({ index: position, event: action.event });
     });
-    const outcome = items.length > 0 ? await ingestEvents(ctx, pattern, items) : { errors: [] };
+    const outcome = items.length > 0 ? await ingestEvents(ctx, pattern, items) : { errors: [], warnings: [] };
+    for (const warning of outcome.warnings) request.log.warn(warning);
     return bulkAnswer(actions, new Map(outcome.errors.map((e) => [e.index, e.error])), startedAt);
   };
   const bulkOptions = (withIndex: boolean) => ({

@@ -124,9 +124,20 @@ export function flush(set: CorrelationSet, state: EngineState): FeedResult {
   return result;
 }
 
-function release(set: CorrelationSet, state: EngineState, before: number, result: FeedResult): void {
+/**
+ * Evaluate the waiting inputs at or before the newest event time minus the lateness, without moving the
+ * clock: a service settles after each batch, so a match at the newest time is evaluated at once, while
+ * inputs of that same time arriving later are still accepted (evaluated after it).
+ */
+export function settle(set: CorrelationSet, state: EngineState): FeedResult {
+  const result: FeedResult = { firings: [], warnings: [] };
+  if (state.clock !== null) release(set, state, state.clock - set.options.latenessMs, result, true);
+  return result;
+}
+
+function release(set: CorrelationSet, state: EngineState, bound: number, result: FeedResult, inclusive = false): void {
   let n = 0;
-  while (n < state.pending.length && state.pending[n].t < before) n++;
+  while (n < state.pending.length && (state.pending[n].t < bound || (inclusive && state.pending[n].t === bound))) n++;
   if (n === 0) return;
   const ready = state.pending.splice(0, n);
   for (const p of ready) evaluate(set, state, p, result);

@@ -52,7 +52,7 @@ export function TestPanel({ rule, yaml, dirty, pattern }: { rule: Rule | null; y
     <div className="test-panel">
       <h2>Test against a sample log</h2>
       <label>
-        Sample log (JSON object)
+        Sample log (JSON object; for a correlation rule, a list of events)
         <textarea className="code" rows={8} spellCheck={false} value={sample} onChange={(e) => setSample(e.target.value)} />
       </label>
       <button type="button" onClick={() => void runSample()}>
@@ -60,8 +60,9 @@ export function TestPanel({ rule, yaml, dirty, pattern }: { rule: Rule | null; y
       </button>
       {result && (
         <div className={`test-result ${result.matches ? 'match' : 'no-match'}`} role="status">
-          <strong>{result.matches ? (result.excepted ? 'Matches, but an exception suppresses the alert' : 'Matches') : 'No match'}</strong>
+          <strong>{resultText(result)}</strong>
           {result.matched_conditions.length > 0 && <pre className="code">{JSON.stringify(result.matched_conditions, null, 2)}</pre>}
+          {result.firings && result.firings.length > 0 && <pre className="code">{JSON.stringify(result.firings, null, 2)}</pre>}
         </div>
       )}
       {rule && (
@@ -104,4 +105,10 @@ export function TestPanel({ rule, yaml, dirty, pattern }: { rule: Rule | null; y
       )}
     </div>
   );
+}
+
+function resultText(result: TestResult): string {
+  if (result.firings) return result.firings.length === 0 ? 'Does not fire' : `Fires ${result.firings.length} time(s)`;
+  if (!result.matches) return 'No match';
+  return result.excepted ? 'Matches, but an exception suppresses the alert' : 'Matches';
 }
