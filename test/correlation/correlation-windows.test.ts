@@ -6,7 +6,7 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Service } from '../../src/server.js';
 import { describeEachDatabase, type Client } from '../helpers/service.js';
-import { setUpTeam } from '../rules/fixtures.js';
+import { ingest, setUpTeam } from '../rules/fixtures.js';
 import { alertsOf, at, correlation, detection, event, scenario, send } from './scenario.js';
 
 async function stateOf(service: Service, correlationId: string): Promise<Record<string, unknown>> {
@@ -91,6 +91,28 @@ describeEachDatabase('correlation windows across requests', (ctx) => {
         [at(20), at(40)],
       ],
     );
+  });
+
+  test('concurrent requests to one instance, each with one event of a window, fire exactly once', async () => {
+    const { pattern, correlationId } = await scenario(admin, analyst, [detection('conc_failed', { EventID: 4625 })], threeFailures('conc_failed', 'Concurrent'));
+    // One event time, so no request is late for another whichever is stored first.
+    const requests = [1, 2, 3, 4, 5].map((attempt) => ingest(ctx.service, pattern, [{ ...failed(0, 'hana'), Attempt: attempt }]));
+    const responses = await Promise.all(requests);
+    for (const r of responses) assert.equal(r.statusCode, 200, r.body);
+    assert.equal(responses.reduce((n, r) => n + r.data.alerts_created, 0), 1);
+    const [alert] = await alertsOf(ctx.service, correlationId);
+    assert.equal(alert.correlation.event_count, 3);
+  });
+
+  test("events a rule exception excludes do not count in the correlation's windows", async () => {
+    const { pattern, detectionIds, correlationId } = await scenario(admin, analyst, [detection('exc_failed', { EventID: 4625 })], threeFailures('exc_failed', 'Excepted'));
+    const excepted = await analyst.post(`/api/rules/${detectionIds[0]}/exceptions`, { field: 'Computer', operator: 'equals', value: 'build-01', reason: 'build server' });
+    assert.equal(excepted.statusCode, 201, excepted.body);
+    const on = (seconds: number, Computer: string) => event(seconds, { EventID: 4625, User: 'ivan', Computer });
+    assert.equal((await send(ctx.service, pattern, [on(0, 'build-01'), on(10, 'pc-1'), on(20, 'build-01'), on(30, 'pc-2')])).data.alerts_created, 0);
+    assert.equal((await send(ctx.service, pattern, [on(40, 'pc-3')])).data.alerts_created, 1);
+    const [alert] = await alertsOf(ctx.service, correlationId);
+    assert.equal(alert.correlation.window_start, at(10));
   });
 
   test('with lateness 0 an event older than the newest event time seen is dropped and counted in the state', async () => {
