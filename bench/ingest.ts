@@ -12,7 +12,7 @@ import { loadavg } from 'node:os';
 import { zipSync } from 'fflate';
 import { fleetEvents } from './events.js';
 import { BenchService, benchDatabases, type BenchDatabase } from './service.js';
-import { buildCatalog, buildPipeline, eventShaperOf, getPreset } from '../src/sigma/index.js';
+import { buildCatalog, buildPipeline, eventShaperOf, getPreset, type RuleCatalog } from '../src/sigma/index.js';
 import { openPglite } from '../src/db/pglite.js';
 
 const EVENTS = Number(process.env.BENCH_INGEST_EVENTS ?? 60_000);
@@ -36,9 +36,13 @@ function ruleFiles(dir: string): string[] {
 /**
  * The rules folder as a zip upload, without the rules that match an event holding none of their fields
  * under `preset` (a Zeek rule made only of `not …` matches every Windows event: deployed on a Windows
- * pattern, it raises an alert per event, which no one deploys). Answers the zip and the left-out titles.
+ * pattern, it raises an alert per event, which no one deploys). Answers the zip, the left-out titles, and
+ * the deployed rules as a catalog with the preset's event shaping, to tell which rules an event matches.
  */
-export function rulesZip(rulesDir: string, preset = 'windows-thor'): { zip: Uint8Array; left: string[]; alerts: (event: Record<string, unknown>) => boolean } {
+export function rulesZip(
+  rulesDir: string,
+  preset = 'windows-thor',
+): { zip: Uint8Array; left: string[]; alerts: (event: Record<string, unknown>) => boolean; catalog: RuleCatalog; shape: (event: Record<string, unknown>) => object } {
   const sources = ruleFiles(rulesDir).map((path) => ({ path, text: readFileSync(path, 'utf8') }));
   const catalog = buildCatalog(sources, getPreset(preset)!);
   const vacuous = new Set(catalog.index.match({}));
@@ -51,9 +55,10 @@ export function rulesZip(rulesDir: string, preset = 'windows-thor'): { zip: Uint
     sources.filter((s) => !leftOut.has(s.path)),
     buildPipeline({ defaultMapping: 'identity', fieldMappings: [], preset, logsourceScope: SCOPE }),
   );
-  const shape = eventShaperOf(getPreset(preset)!);
-  const alerts = (event: Record<string, unknown>) => scoped.index.match(shape ? shape(event) : event).length > 0;
-  return { zip: zipSync(entries, { level: 1 }), left: left.map((r) => r.title), alerts };
+  const shaper = eventShaperOf(getPreset(preset)!);
+  const shape = (event: Record<string, unknown>): object => (shaper ? shaper(event) : event);
+  const alerts = (event: Record<string, unknown>) => scoped.index.match(shape(event)).length > 0;
+  return { zip: zipSync(entries, { level: 1 }), left: left.map((r) => r.title), alerts, catalog: scoped, shape };
 }
 
 /** Imports and deploys the rules into `pattern`; answers the import's counts and its wall time. */
