@@ -78,6 +78,30 @@ describeEachDatabase('correlation types through the service', (ctx) => {
     assert.equal(alert.correlation.window_end, at(4));
   });
 
+  test('value_count over a list of fields counts distinct combinations', async () => {
+    const { pattern, correlationId } = await scenario(
+      admin,
+      analyst,
+      [detection('vcl_conn', { Action: 'connect' })],
+      correlation({ title: 'Many user-host pairs', type: 'value_count', rules: ['vcl_conn'], groupBy: ['Target'], timespan: '10m', condition: { field: ['User', 'Computer'], gte: 3 } }),
+    );
+    const conn = (seconds: number, Target: string, User: string, Computer: string) => event(seconds, { Action: 'connect', Target, User, Computer });
+    const response = await send(ctx.service, pattern, [
+      conn(0, 'db', 'alice', 'pc1'),
+      conn(1, 'db', 'alice', 'pc2'),
+      conn(2, 'db', 'alice', 'pc1'),
+      conn(3, 'db', 'bob', 'pc1'),
+      conn(0, 'web', 'alice', 'pc1'),
+      conn(1, 'web', 'alice', 'pc1'),
+      conn(2, 'web', 'bob', 'pc2'),
+    ]);
+    assert.equal(response.data.alerts_created, 1, response.body);
+    const [alert] = await alertsOf(ctx.service, correlationId);
+    assert.deepEqual(alert.correlation.group, { Target: 'db' });
+    assert.equal(alert.correlation.value, 3);
+    assert.equal(alert.correlation.window_end, at(3));
+  });
+
   test('temporal: all three rules seen in one group within 5m fire in any order; two of them, or the third 5m01s after the first, do not', async () => {
     const { pattern, correlationId } = await scenario(
       admin,
