@@ -5,7 +5,7 @@
 // own alerts the correlations' `generate` silences. One indexed query per ingest chunk tells whether
 // the cached plan still holds.
 import type { Queryable } from '../db/database.js';
-import { compileCorrelations, makeAccessor, mapField, parseRule, suppressedRuleRefs, type Accessor, type CorrelationSet, type Pipeline, type SigmaRule } from '../sigma/index.js';
+import { compileCorrelations, makeAccessor, mapFieldWithOverrides, parseRule, suppressedRuleRefs, type Accessor, type CorrelationSet, type Pipeline, type SigmaRule } from '../sigma/index.js';
 import { pipelineOf, pipelineSpecOf } from '../index-patterns/pipeline.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
 import { refsOf, resolveChain, type ReferencedRule } from '../rules/correlation-refs.js';
@@ -58,7 +58,10 @@ export async function correlationPlan(owner: object, db: Queryable, pattern: Ind
     [pattern.id],
   );
   if (deployed.length === 0) return null;
-  const key = JSON.stringify([latenessMs, pipelineSpecOf(pattern), deployed.map((d) => [d.id, d.version, d.updated_at.getTime()])]);
+  // References resolve to the pattern's rules by Sigma id or name: any rule added, changed or removed
+  // on the pattern may change what feeds a correlation.
+  const [rules] = await db.query<{ n: number; latest: Date | null }>('SELECT count(*)::int AS n, max(updated_at) AS latest FROM rules WHERE index_pattern_id = $1', [pattern.id]);
+  const key = JSON.stringify([latenessMs, pipelineSpecOf(pattern), rules.n, rules.latest?.getTime() ?? null, deployed.map((d) => [d.id, d.version, d.updated_at.getTime()])]);
   let byPattern = plans.get(owner);
   if (!byPattern) plans.set(owner, (byPattern = new Map()));
   const cached = byPattern.get(pattern.id);
@@ -136,7 +139,7 @@ function sigmaOf(row: CorrelationRow): SigmaRule {
 /** Every event field a set reads (group-by, alias targets, value fields), with the accessors of the
  * event fields the pipeline maps it to (the name as written when it maps none). */
 export function fieldAccessors(set: CorrelationSet, pipeline: Pipeline): Map<string, Accessor[]> {
-  const targets = (name: string) => mapField(pipeline, name) ?? [name];
+  const targets = (name: string) => mapFieldWithOverrides(pipeline, name) ?? [name];
   const names = new Set<string>();
   for (const c of set.correlations) {
     for (const g of c.groupBy) names.add(g);

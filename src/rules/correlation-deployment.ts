@@ -1,30 +1,31 @@
 // Deploying a correlation rule: it has no stored query; its windows are fed by the matches of the
-// detection rules it references (through inner correlations too), so those are deployed with it when
-// they are not yet, on the same index pattern, in the same transaction. Its window state starts empty
+// rules it references (detections, and inner correlations with their own rules), so every one of them
+// is deployed with it when it is not yet, on the same index pattern, in the same transaction; whether
+// they alert on their own is the correlations' `generate`. Its window state starts empty
 // (a row in correlation_states, replaced on the first event when the correlation changed) and is
 // dropped when it is undeployed.
 import type { Queryable } from '../db/database.js';
 import { badRequest, HttpError } from '../http/errors.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
-import { parseRule } from '../sigma/index.js';
+import { compileCorrelations, parseRule, type SigmaRule } from '../sigma/index.js';
 import { recordAudit } from '../audit/log.js';
 import { checkCorrelation } from './analysis.js';
 import { resolveChain } from './correlation-refs.js';
-import { findRule, markDeployed, markUndeployed } from './store.js';
+import { findRule, markDeployed, markUndeployed, type RuleRow } from './store.js';
 
 export interface DeployActor {
   username: string;
   ip: string;
 }
 
-type DeployDetection = (tx: Queryable, rule: { id: string; version: number; yaml_content: string; index_pattern_id: string | null }) => Promise<unknown>;
+type DeployReferenced = (tx: Queryable, rule: RuleRow) => Promise<unknown>;
 
 /** Deploys a correlation on `pattern` (locks and prerequisites of its rules included), inside `tx`. */
 export async function deployCorrelation(
   tx: Queryable,
   rule: { id: string; yaml_content: string },
   pattern: IndexPatternRow,
-  deployDetection: DeployDetection,
+  deployReferenced: DeployReferenced,
   actor?: DeployActor,
 ): Promise<void> {
   const parsed = parseRule(rule.yaml_content);
@@ -36,15 +37,16 @@ export async function deployCorrelation(
     throw error;
   }
   const refs = [...new Set(parsed.rule.correlation!.rules.map((r) => r.toLowerCase()))];
-  const { detections } = await resolveChain(tx, { id: rule.id, correlation_refs: refs }, pattern);
+  const { detections, correlations } = await resolveChain(tx, { id: rule.id, correlation_refs: refs }, pattern);
+  await checkChain(tx, parsed.rule, correlations.map((c) => c.id));
   // Row locks of the rules deployed with it are taken before the deployments lock (deployment.ts).
-  const waiting = detections.filter((d) => d.status !== 'deployed');
+  const waiting = [...detections, ...correlations].filter((d) => d.status !== 'deployed');
   if (waiting.length > 0) await tx.query('SELECT id FROM rules WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [waiting.map((d) => d.id)]);
-  for (const detection of waiting) {
-    const current = await findRule(tx, detection.id);
+  for (const needed of waiting) {
+    const current = await findRule(tx, needed.id);
     if (!current || current.status === 'deployed') continue;
     try {
-      await deployDetection(tx, current);
+      await deployReferenced(tx, current);
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
       throw new HttpError(error.statusCode, `Validation failed: the referenced rule '${current.title}' cannot be deployed: ${error.detail.replace(/^Validation failed: /, '')}`, error.errors);
@@ -55,6 +57,18 @@ export async function deployCorrelation(
   }
   await markDeployed(tx, rule.id, rule.id);
   await tx.query(`INSERT INTO correlation_states (rule_id, fingerprint, state) VALUES ($1, '', '') ON CONFLICT (rule_id) DO NOTHING`, [rule.id]);
+}
+
+/** 400 when the correlation cannot be evaluated with the inner correlations it references (a cycle, one refused). */
+async function checkChain(tx: Queryable, rule: SigmaRule, innerIds: string[]): Promise<void> {
+  if (innerIds.length === 0) return;
+  const rows = await tx.query<{ yaml_content: string }>('SELECT yaml_content FROM rules WHERE id = ANY($1::uuid[]) ORDER BY id', [innerIds]);
+  const inner = rows.flatMap((r) => {
+    const parsed = parseRule(r.yaml_content);
+    return parsed.ok ? [parsed.rule] : [];
+  });
+  const refused = compileCorrelations([rule, ...inner]).rejected.find((r) => r.input === 0);
+  if (refused) throw badRequest(`Validation failed: ${refused.reason}`);
 }
 
 /** Undeploys a correlation, discarding its open windows, inside `tx`. */

@@ -87,11 +87,18 @@ export async function resolveChain(
   return { detections: [...detections.values()], correlations: [...correlations.values()] };
 }
 
-/** 409 when deployed correlations of the pattern need this detection rule's matches. */
-export async function checkNotNeeded(db: Queryable, rule: { id: string; rule_type?: RuleType; sigma_id: string | null; sigma_name?: string | null; index_pattern_id: string | null }, action: 'undeployed' | 'deleted'): Promise<void> {
-  if (rule.rule_type === 'correlation' || !rule.index_pattern_id) return;
-  const refs = refsOf({ sigma_id: rule.sigma_id, sigma_name: rule.sigma_name ?? null });
-  if (refs.length === 0) return;
+/**
+ * 409 when deployed correlations of the pattern reference this rule (by any of `refs`, by default all
+ * of its references). Deploying a correlation deploys every rule of its chain, so the deployed
+ * correlations that reference a rule directly are all that need it.
+ */
+export async function checkNotNeeded(
+  db: Queryable,
+  rule: { id: string; sigma_id: string | null; sigma_name?: string | null; index_pattern_id: string | null },
+  action: 'undeployed' | 'deleted' | 'renamed' | 'moved to another index pattern',
+  refs = refsOf({ sigma_id: rule.sigma_id, sigma_name: rule.sigma_name ?? null }),
+): Promise<void> {
+  if (!rule.index_pattern_id || refs.length === 0) return;
   const users = await db.query<{ title: string }>(
     `SELECT title FROM rules WHERE rule_type = 'correlation' AND status = 'deployed' AND index_pattern_id = $1 AND id <> $2
         AND correlation_refs ?| $3::text[] ORDER BY title LIMIT 5`,

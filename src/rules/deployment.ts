@@ -90,7 +90,7 @@ export async function deployRule(
   if (rule.rule_type === 'correlation') {
     const pattern = rule.index_pattern_id ? await findPatternById(tx, rule.index_pattern_id) : undefined;
     if (!pattern) throw badRequest(NO_INDEX_PATTERN);
-    await deployCorrelation(tx, rule, pattern, (t, detection) => deployRule(t, backend, detection), actor);
+    await deployCorrelation(tx, rule, pattern, (t, referenced) => deployRule(t, backend, referenced, undefined, actor), actor);
     return { percolatorId: rule.id, pattern };
   }
   await lockDeployments(tx);
@@ -111,8 +111,8 @@ export async function undeployRule(
   rule: { id: string; index_pattern_id: string | null; rule_type?: RuleType; sigma_id: string | null; sigma_name?: string | null },
   action: 'undeployed' | 'deleted' = 'undeployed',
 ): Promise<void> {
-  if (rule.rule_type === 'correlation') return undeployCorrelation(tx, rule);
   await checkNotNeeded(tx, rule, action);
+  if (rule.rule_type === 'correlation') return undeployCorrelation(tx, rule);
   await lockDeployments(tx);
   const pattern = rule.index_pattern_id ? await findPatternById(tx, rule.index_pattern_id) : undefined;
   if (pattern) await backend.undeploy(tx, percolatorIndexName(pattern.name), percolatorIdOf(rule.id));

@@ -9,10 +9,10 @@ import { recordAudit } from '../audit/log.js';
 import { findDefaultPattern, findPatternById, findPatternByName, type IndexPatternRow } from '../index-patterns/store.js';
 import { parseRule } from '../sigma/index.js';
 import { checkRule, contentOf, parseSigma } from './analysis.js';
-import { checkReferencesExist } from './correlation-refs.js';
+import { checkNotNeeded, checkReferencesExist, refsOf } from './correlation-refs.js';
 import { deployRule, undeployRule } from './deployment.js';
 import { runRuleJob } from './rule-workers.js';
-import { deleteRuleRow, findRule, findVersion, insertRule, insertVersion, updateRuleContent, type RuleRow } from './store.js';
+import { deleteRuleRow, findRule, findVersion, insertRule, insertVersion, updateRuleContent, type RuleContent, type RuleRow } from './store.js';
 
 export const RULE_NOT_FOUND = 'Rule not found';
 
@@ -92,6 +92,7 @@ async function writeVersion(
   if (rule.status === 'deployed' && content.rule_type !== rule.rule_type) {
     throw conflict('A deployed rule cannot change between detection and correlation: undeploy it first');
   }
+  if (rule.status === 'deployed') await checkStillAnswers(tx, rule, content);
   const version = rule.version + 1;
   const previousPattern = rule.index_pattern_id ? await findPatternById(tx, rule.index_pattern_id) : undefined;
   await updateRuleContent(tx, rule.id, content, version);
@@ -100,6 +101,14 @@ async function writeVersion(
     await deployRule(tx, ctx.backend, { ...content, id: rule.id, version }, previousPattern, actor);
   }
   return version;
+}
+
+/** 409 when a change would take a rule away from the deployed correlations that reference it. */
+async function checkStillAnswers(tx: Queryable, rule: RuleRow, next: RuleContent): Promise<void> {
+  if (next.index_pattern_id !== rule.index_pattern_id) return checkNotNeeded(tx, rule, 'moved to another index pattern');
+  const kept = new Set(refsOf(next));
+  const lost = refsOf(rule).filter((r) => !kept.has(r));
+  if (lost.length > 0) await checkNotNeeded(tx, rule, 'renamed', lost);
 }
 
 /**

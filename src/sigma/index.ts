@@ -9,7 +9,7 @@ export { compileRule } from './compile-rule.js';
 export type { CompileResult, CompileOptions } from './compile-rule.js';
 export { filterApplies } from './filters.js';
 export { getPreset, listPresets, buildPipeline } from './pipeline/presets.js';
-export { mapField } from './pipeline/pipeline.js';
+export { mapFieldWithOverrides } from './pipeline/pipeline.js';
 export { eventShaperOf } from './pipeline/event-shape.js';
 export type { EventShaper } from './pipeline/event-shape.js';
 export type { Pipeline, PipelineSpec, LogsourceCondition, EventShapeName } from './pipeline/pipeline.js';

@@ -62,12 +62,8 @@ describeEachDatabase('which rules alert beside a correlation', (ctx) => {
     assert.equal((await alertsOf(ctx.service, base)).length, 1);
   });
 
-  // docs/correlation.md: "In a chain the inner correlation is a referenced rule of the outer one: its own
-  // firings are alerts only when the outer one says generate: true". Through the service an inner
-  // correlation that is not itself deployed never alerts (src/correlation/correlate.ts turns only the
-  // top correlation's firings into alerts; deploying the outer one deploys the detection rules only).
-  const INNER_TODO = 'an inner correlation that is not deployed on its own raises no alert even when the outer one says generate: true';
-  test("in a chain the outer correlation's generate: true lets the inner one alert; the inner one's rule stays silent", { todo: INNER_TODO }, async () => {
+  // Deploying the outer correlation deploys the inner one: the outer one's generate decides whether it alerts.
+  test("in a chain the outer correlation's generate: true lets the inner one alert; the inner one's rule stays silent", async () => {
     const { pattern, detectionIds, correlationId } = await scenario(
       admin,
       analyst,

@@ -49,38 +49,28 @@ describeEachDatabase('the references of deployed correlations', (ctx) => {
     await stillFires(c, 'u0', 0);
   });
 
-  // checkNotNeeded (src/rules/correlation-refs.ts) looks only at the direct references of deployed
-  // correlations: a detection rule used through an inner correlation (deployed with the chain) can be
-  // undeployed, after which the chain never fires.
-  const THROUGH_TODO = 'a detection rule a deployed chain uses through its inner correlation can be undeployed (200): the chain stops firing';
-  test('a rule a deployed chain uses through its inner correlation cannot be undeployed', { todo: THROUGH_TODO }, async () => {
+  // Deploying the outer correlation deployed the inner one: it is the deployed correlation that needs the rule.
+  test('a rule a deployed chain uses through its inner correlation cannot be undeployed', async () => {
     const c = await chain('ch1');
-    assertError(await analyst.post(`/api/rules/${c.failedId}/undeploy`), 409, "The rule cannot be undeployed while deployed correlation rules use it ('Outer ch1'): undeploy them first");
+    assertError(await analyst.post(`/api/rules/${c.failedId}/undeploy`), 409, "The rule cannot be undeployed while deployed correlation rules use it ('Burst ch1'): undeploy them first");
     await stillFires(c, 'u1', 0);
   });
 
-  // src/rules/correlation-refs.ts checkNotNeeded returns at once for a correlation, and matches only
-  // the direct references of deployed correlations: an inner correlation of a deployed chain can be
-  // deleted, after which the outer one stays "deployed" and never fires (the plan skips it).
-  const INNER_TODO = 'an inner correlation a deployed correlation uses can be deleted (204), silently breaking the deployed chain';
-  test('the inner correlation of a deployed chain cannot be deleted', { todo: INNER_TODO }, async () => {
+  test('the inner correlation of a deployed chain cannot be deleted', async () => {
     const c = await chain('ch2');
     assertError(await admin.delete(`/api/rules/${c.innerId}`), 409, /deployed correlation rules use it \('Outer ch2'\)/);
     await stillFires(c, 'u2', 0);
   });
 
-  // writeVersion (src/rules/service.ts) does not check that a deployed correlation uses the rule when
-  // its Sigma name/id or its index pattern changes.
-  const RENAME_TODO = 'a rule a deployed correlation uses can be renamed (new Sigma name) while it is deployed: the correlation stops firing';
-  test('a rule a deployed correlation uses cannot lose the name the correlation references', { todo: RENAME_TODO }, async () => {
+  // A change that takes a rule away from the correlations that reference it is refused while they are deployed.
+  test('a rule a deployed correlation uses cannot lose the name the correlation references', async () => {
     const c = await chain('ch3');
     const renamed = await analyst.put(`/api/rules/${c.successId}`, { yaml_content: detection('ch3_success_renamed', { EventID: 4624 }) });
     assert.equal(renamed.statusCode, 409, renamed.body);
     await stillFires(c, 'u3', 0);
   });
 
-  const MOVE_TODO = 'a rule a deployed correlation uses can be moved to another index pattern while it is deployed: the correlation stops firing';
-  test('a rule a deployed correlation uses cannot move to another index pattern', { todo: MOVE_TODO }, async () => {
+  test('a rule a deployed correlation uses cannot move to another index pattern', async () => {
     const c = await chain('ch4');
     const other = await newPattern(admin);
     const moved = await analyst.put(`/api/rules/${c.successId}`, { index_pattern: other.name });
@@ -114,12 +104,8 @@ describeEachDatabase('the references of deployed correlations', (ctx) => {
     for (const id of [first, second, base]) assert.equal((await ruleOf(id)).status, 'undeployed');
   });
 
-  // The plan of a pattern's correlations (src/correlation/plan.ts) is cached under a key made of the
-  // deployed correlations only: a detection rule deployed later that answers to a deployed correlation's
-  // reference neither feeds it nor is silenced until a correlation changes or the service restarts
-  // (after a restart it feeds it and raises no alert of its own), so instances disagree.
-  const CACHE_TODO = "a rule deployed after the correlation, answering to its reference, is not fed to it until a correlation changes or the service restarts (the plan cache key ignores the rules the references resolve to)";
-  test('a rule deployed later that answers to a deployed correlation\'s reference feeds it at once', { todo: CACHE_TODO }, async () => {
+  // References resolve to the pattern's rules when events arrive: a rule deployed later that answers to one feeds it.
+  test('a rule deployed later that answers to a deployed correlation\'s reference feeds it at once', async () => {
     const { pattern, correlationId } = await scenario(
       admin,
       analyst,

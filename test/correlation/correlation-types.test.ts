@@ -249,12 +249,8 @@ describeEachDatabase('correlation types through the service', (ctx) => {
     assert.equal(alert.correlation.window_end, at(20));
   });
 
-  // The pattern's own field mappings are not applied to group-by and value fields: src/correlation/plan.ts
-  // maps them with mapField(), which reads the preset's table (pipeline.fieldMappings) but not the
-  // pattern's mappings (pipeline.overrides), so `Computer` is read as `Computer` and every event falls in
-  // the null group.
-  const MAPPINGS_TODO = "the pattern's field mappings are not applied to group-by/value fields (plan.ts uses mapField, which ignores pipeline.overrides)";
-  test("group-by and value fields are Sigma field names mapped through the pattern's field mappings", { todo: MAPPINGS_TODO }, async () => {
+  // Group-by and value fields are Sigma field names, mapped like a detection's fields.
+  test("group-by and value fields are Sigma field names mapped through the pattern's field mappings", async () => {
     const { pattern, correlationId } = await scenario(
       admin,
       analyst,

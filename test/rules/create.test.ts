@@ -7,7 +7,7 @@ import { WHOAMI_EVENT, assertError, backendOf, createPattern, createRule, sigma,
 
 const RULE_FIELDS = [
   'author', 'created_at', 'created_by', 'deployed_at', 'deployed_version', 'description', 'id', 'index_pattern', 'level',
-  'logsource', 'percolator_id', 'severity', 'sigma_id', 'status', 'tags', 'title', 'updated_at', 'version', 'yaml_content',
+  'logsource', 'percolator_id', 'rule_type', 'severity', 'sigma_id', 'sigma_name', 'status', 'tags', 'title', 'updated_at', 'version', 'yaml_content',
 ].sort();
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 

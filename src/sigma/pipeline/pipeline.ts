@@ -63,6 +63,15 @@ export interface PipelineSpec {
   logsourceScope?: LogsourceKeys[];
 }
 
+/**
+ * Target fields of a Sigma field outside any rule (a correlation's group-by and value fields): the
+ * user's own mapping first, then the pipeline's table and default; null when nothing maps it.
+ */
+export function mapFieldWithOverrides(pipeline: Pipeline, field: string): string[] | null {
+  const mine = pipeline.overrides && Object.prototype.hasOwnProperty.call(pipeline.overrides, field) ? pipeline.overrides[field] : undefined;
+  return mine !== undefined && mine.length > 0 ? mine : mapField(pipeline, field);
+}
+
 /** Target fields of a Sigma field, or null when the pipeline does not map it. */
 export function mapField(pipeline: Pipeline, field: string): string[] | null {
   const hit = Object.prototype.hasOwnProperty.call(pipeline.fieldMappings, field) ? pipeline.fieldMappings[field] : undefined;
