@@ -69,7 +69,10 @@ export async function resolveChain(
     const refs = pending.filter((r) => !seenRefs.has(r));
     refs.forEach((r) => seenRefs.add(r));
     pending = [];
-    const found = (await rulesReferenced(db, refs, pattern?.id)).filter((r) => r.id !== correlation.id);
+    const found = await rulesReferenced(db, refs, pattern?.id);
+    if (found.some((r) => r.id === correlation.id)) {
+      throw badRequest('Validation failed: the correlation references itself, directly or through the correlations it references (a cycle)');
+    }
     const answered = new Set(found.flatMap(refsOf));
     const missing = refs.filter((r) => !answered.has(r));
     if (missing.length > 0) {
