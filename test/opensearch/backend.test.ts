@@ -80,6 +80,28 @@ for (const kind of DATABASE_KINDS) {
       assert.deepEqual(alert.matched_conditions, [{ selection: { User: 'BOB' } }]);
     });
 
+    test('a correlation deploys its rule as a percolator document; its windows are kept in the database and fire', async () => {
+      const base = await createRule(admin, {
+        yaml_content: `title: Share Access\nname: share_access\nlogsource:\n  product: windows\ndetection:\n  selection:\n    EventID: 5140\n  condition: selection\nlevel: low\n`,
+      });
+      const correlation = await createRule(admin, {
+        yaml_content: `title: Many Shares From One Host\ncorrelation:\n  type: value_count\n  rules:\n    - share_access\n  group-by:\n    - IpAddress\n  timespan: 10m\n  condition:\n    field: ShareName\n    gte: 3\nlevel: high\n`,
+        deploy: true,
+      });
+      assert.equal(correlation.rule_type, 'correlation');
+      assert.equal((await stored(base.id as string)).status, 200);
+      const share = (name: string, minute: number) => ({ '@timestamp': `2026-11-20T11:0${minute}:00Z`, EventID: 5140, IpAddress: '10.9.9.9', ShareName: name });
+      const response = await ingest(service, pattern, [share('C$', 0), share('ADMIN$', 1), share('C$', 2), share('IPC$', 3)]);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.data.alerts_created, 1, response.body);
+      const [alert] = await service.db.query<Json>('SELECT correlation FROM alerts WHERE rule_id = $1', [correlation.id]);
+      assert.deepEqual(alert.correlation.group, { IpAddress: '10.9.9.9' });
+      assert.equal(alert.correlation.value, 3);
+      assert.equal(alert.correlation.event_count, 4);
+      assert.equal((await admin.post(`/api/rules/${correlation.id}/undeploy`)).statusCode, 200);
+      assert.equal((await admin.post(`/api/rules/${base.id}/undeploy`)).statusCode, 200);
+    });
+
     test('bulk deploy writes every rule; every matching rule is returned, far beyond ten', async () => {
       const ids: string[] = [];
       for (let i = 0; i < 25; i++) ids.push((await createRule(admin, { yaml_content: equalsRule(`Many ${i}`, 'Tag', 'many') })).id);
