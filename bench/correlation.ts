@@ -162,11 +162,15 @@ const add = (a: Pass, b: Pass): Pass => ({ events: a.events + b.events, wallMs: 
 interface Outcome {
   correlationAlerts: number;
   states: { state: string }[];
+  /** correlation_states with its TOAST table and index: each write leaves the old row version behind
+   * until a vacuum (the embedded database has no autovacuum). */
+  tableBytes: number;
 }
 
 const OUTCOME_SQL = {
   alerts: `SELECT count(*)::int AS n FROM alerts a JOIN rules r ON r.id = a.rule_id WHERE r.rule_type = 'correlation'`,
   states: 'SELECT state FROM correlation_states',
+  table: `SELECT pg_total_relation_size('correlation_states')::bigint AS bytes`,
 };
 
 /** What the correlations did, read from the database once the posting is over (the service stops on the embedded one). */
@@ -174,7 +178,11 @@ async function outcomeOf(service: BenchService): Promise<Outcome> {
   if (service.kind === 'postgres') {
     const client = await service.sql();
     try {
-      return { correlationAlerts: (await client.query(OUTCOME_SQL.alerts)).rows[0].n, states: (await client.query(OUTCOME_SQL.states)).rows };
+      return {
+        correlationAlerts: (await client.query(OUTCOME_SQL.alerts)).rows[0].n,
+        states: (await client.query(OUTCOME_SQL.states)).rows,
+        tableBytes: Number((await client.query(OUTCOME_SQL.table)).rows[0].bytes),
+      };
     } finally {
       await client.end();
     }
@@ -183,13 +191,14 @@ async function outcomeOf(service: BenchService): Promise<Outcome> {
   const db = await openPglite({ dataDir: service.pgdata });
   try {
     const [{ n }] = await db.query<{ n: number }>(OUTCOME_SQL.alerts);
-    return { correlationAlerts: n, states: await db.query<{ state: string }>(OUTCOME_SQL.states) };
+    const [{ bytes }] = await db.query<{ bytes: number }>(OUTCOME_SQL.table);
+    return { correlationAlerts: n, states: await db.query<{ state: string }>(OUTCOME_SQL.states), tableBytes: Number(bytes) };
   } finally {
     await db.close();
   }
 }
 
-function describeStates(states: { state: string }[]): string {
+function describeStates({ states, tableBytes }: Outcome): string {
   let groups = 0;
   let pending = 0;
   let late = 0;
@@ -207,7 +216,7 @@ function describeStates(states: { state: string }[]): string {
       refused += c.refusedInputs;
     }
   }
-  return `${states.length} stored states: ${fmt(groups)} live groups, ${fmt(pending)} inputs waiting for the lateness bound, ${fmt(late)} dropped as late, ${fmt(refused)} refused; ${fmt(bytes)} bytes of JSON (largest ${fmt(largest)})`;
+  return `${states.length} stored states: ${fmt(groups)} live groups, ${fmt(pending)} inputs waiting for the lateness bound, ${fmt(late)} dropped as late, ${fmt(refused)} refused; ${fmt(bytes)} bytes of JSON (largest ${fmt(largest)}), the table takes ${fmt(tableBytes)} bytes`;
 }
 
 async function benchOne(kind: BenchDatabase, zip: Uint8Array, specs: Spec[], lines: string[], warm: string[]): Promise<string[]> {
@@ -261,7 +270,7 @@ async function benchOne(kind: BenchDatabase, zip: Uint8Array, specs: Spec[], lin
       `  SigmaHQ rules + ${CORRELATIONS} correlations ${fmt(wallRate(withCorrelations)).padStart(8)} events/s wall, ${fmt(cpuRate(withCorrelations)).padStart(8)} events per service CPU second; ${fmt(withCorrelations.alerts)} alerts (${fmt(outcome.correlationAlerts)} of them by correlations)`,
       `  ${ratio >= 0.9 ? 'OK  ' : 'MISS'} with correlations ÷ without = ${ratio.toFixed(2)} by wall time (median of the rounds ${roundRatio.toFixed(2)}), ${cpuRatio.toFixed(2)} by service CPU (target ≥ 0.9)`,
       `  events/s wall per round, without / with correlations: ${rounds.map((r) => `${fmt(r.without)} / ${fmt(r.with)}`).join(', ')}`,
-      `  correlations: ${describeStates(outcome.states)}`,
+      `  correlations: ${describeStates(outcome)}`,
       `  (${fmt(without.events)} events per pattern, ${BATCH}-event batches over ${CONCURRENCY} connections in ${ROUNDS} rounds, lateness ${LATENESS_S} s; load average after: ${loadAfter})`,
     );
   } finally {
