@@ -1,4 +1,5 @@
 // Composes the service: storage, secrets, the first admin, the HTTP app and housekeeping timers.
+import { vacuumCorrelationStates } from './db/statistics.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { openDatabase } from './db/open.js';
@@ -53,6 +54,7 @@ export async function createService(config: Config, options: BuildOptions & { db
       void purgeExpiredSessions(db).catch(() => {});
       void purgeLoginThrottle(db).catch(() => {});
       void purgeExpiredEvents(db, context.history).catch((error: unknown) => app.log.warn({ err: error }, 'event retention failed'));
+      void vacuumCorrelationStates(db).catch((error: unknown) => app.log.warn({ err: error }, 'reclaiming correlation state space failed'));
     }, HOUSEKEEPING_INTERVAL_MS);
     housekeeping.unref();
     return {

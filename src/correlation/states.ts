@@ -73,17 +73,19 @@ export async function lockStates(owner: object, tx: Queryable, sets: Map<string,
   return {
     states,
     async save(fed) {
-      for (const id of new Set(fed)) {
-        const state = states.get(id)!;
-        const fingerprint = sets.get(id)!.fingerprint;
-        const revision = revisions.get(id)! + 1;
-        await tx.query(
-          `INSERT INTO correlation_states (rule_id, fingerprint, revision, state, updated_at) VALUES ($1, $2, $3, $4, now())
-           ON CONFLICT (rule_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, revision = EXCLUDED.revision, state = EXCLUDED.state, updated_at = now()`,
-          [id, fingerprint, revision, serialize(state)],
-        );
-        known.set(id, { revision, fingerprint, state });
-      }
+      const ids = [...new Set(fed)];
+      if (ids.length === 0) return;
+      const fingerprints = ids.map((id) => sets.get(id)!.fingerprint);
+      const next = ids.map((id) => revisions.get(id)! + 1);
+      const texts = ids.map((id) => serialize(states.get(id)!));
+      // One statement for every state the chunk fed.
+      await tx.query(
+        `INSERT INTO correlation_states (rule_id, fingerprint, revision, state, updated_at)
+         SELECT id, fingerprint, revision, state, now() FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[]) AS s (id, fingerprint, revision, state)
+         ON CONFLICT (rule_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, revision = EXCLUDED.revision, state = EXCLUDED.state, updated_at = now()`,
+        [ids, fingerprints, next, texts],
+      );
+      ids.forEach((id, i) => known.set(id, { revision: next[i], fingerprint: fingerprints[i], state: states.get(id)! }));
     },
   };
 }

@@ -230,12 +230,25 @@ function step(set: CorrelationSet, state: EngineState, w: Work, result: FeedResu
   };
 }
 
+/**
+ * For each correlation state, the oldest newest-input time among the groups its last sweep kept. Inputs
+ * are evaluated in time order, so groups created since then are newer still: until `from` passes this
+ * time a sweep can drop nothing, and a correlation at its group cap is not scanned for every refused
+ * input. Not part of the saved state (a restored state sweeps once to learn it again).
+ */
+const keptSince = new WeakMap<CorrelationState, number>();
+
 /** Drop the groups whose newest input is older than `from`: no later input can share a window with it. */
 function sweep(cs: CorrelationState, from: number): void {
+  const kept = keptSince.get(cs);
+  if (kept !== undefined && from <= kept) return;
+  let oldest = Infinity;
   for (const [id, g] of Object.entries(cs.groups)) {
-    if (size(g) === 0 || g.entries[g.entries.length - 1].t < from) {
+    const newest = size(g) === 0 ? -Infinity : g.entries[g.entries.length - 1].t;
+    if (newest < from) {
       delete cs.groups[id];
       cs.groupCount--;
-    }
+    } else if (newest < oldest) oldest = newest;
   }
+  keptSince.set(cs, oldest);
 }
