@@ -54,6 +54,13 @@ function accept(pattern: IndexPatternRow, timestampField: ReturnType<typeof make
   return { time, hash: eventHash(event, json), json, event };
 }
 
+/** The items sorted by their event time (stable: equal times keep the request's order). */
+function inEventTimeOrder(items: IngestItem[], timestampField: ReturnType<typeof makeAccessor>, now: Date): IngestItem[] {
+  const times = new Map<IngestItem, number>();
+  for (const item of items) times.set(item, (eventTime(timestampField, item.event, now) ?? now).getTime());
+  return [...items].sort((a, b) => times.get(a)! - times.get(b)!);
+}
+
 /** Events matched and committed together; small enough that a chunk holds the database for a fraction of a second. */
 export const INGEST_CHUNK = 1000;
 
@@ -66,11 +73,13 @@ export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow,
   const acceptedIndexes: number[] = [];
   let alertsCreated = 0;
   const warnings: string[] = [];
-  for (let start = 0; start < items.length; start += INGEST_CHUNK) {
+  // Correlations count matches in event time: a request of several chunks is matched in that order.
+  const ordered = items.length > INGEST_CHUNK && (await correlationPlan(ctx, ctx.db, pattern, ctx.config.correlationLatenessMs)) ? inEventTimeOrder(items, timestampField, now) : items;
+  for (let start = 0; start < ordered.length; start += INGEST_CHUNK) {
     if (start > 0) await otherRequestsRun();
     const accepted: AcceptedEvent[] = [];
     const indexes: number[] = [];
-    for (const { index, event } of items.slice(start, start + INGEST_CHUNK)) {
+    for (const { index, event } of ordered.slice(start, start + INGEST_CHUNK)) {
       const outcome = accept(pattern, timestampField, event, now);
       if (typeof outcome === 'string') errors.push({ index, error: outcome });
       else {

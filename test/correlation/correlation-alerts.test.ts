@@ -145,4 +145,15 @@ describeEachDatabase('correlation rules on ingest', (ctx) => {
     assert.deepEqual(history.data.sample_matches[0].group, { TargetUserName: 'gil' });
     assert.equal(history.data.sample_matches[0].event_count, 3);
   });
+
+  test('a request of several chunks is matched in event-time order: its oldest events, sent last, still count', async () => {
+    assert.equal((await analyst.post(`/api/rules/${correlationId}/deploy`)).statusCode, 200);
+    const noise = Array.from({ length: 1200 }, (_, i) => ({ '@timestamp': `2030-01-01T12:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}Z`, EventID: 4625, TargetUserName: `n${i}` }));
+    const oldest = [0, 1, 2].map((m) => ({ ...failed('ida', m), '@timestamp': `2030-01-01T11:0${m}:00Z` }));
+    const response = await ingest(ctx.service, pattern, [...noise, ...oldest]);
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.data.accepted, 1203);
+    const fired = (await alertsOf(correlationId)).filter((a) => a.correlation.group.TargetUserName === 'ida');
+    assert.equal(fired.length, 1);
+  });
 });
