@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { fleetEvents, regressionEvents } from './events.js';
-import { importRules, ndjsonBodies, postBodies, rulesZip } from './ingest.js';
+import { add, importRules, ndjsonBodies, post, rulesZip, type Pass } from './ingest.js';
 import pg from 'pg';
 import { BenchService, benchDatabases, postgresServerUrl, type BenchDatabase } from './service.js';
 import { openPglite } from '../src/db/pglite.js';
@@ -143,21 +143,6 @@ function streamOf(corpus: string, count: number, seed: number, endMs: number, sp
     .map((x) => x.line);
 }
 
-interface Pass {
-  events: number;
-  wallMs: number;
-  cpuMs: number;
-  alerts: number;
-}
-
-async function post(service: BenchService, pattern: string, token: string, bodies: Buffer[]): Promise<Pass> {
-  const cpu0 = service.cpuMs();
-  const t0 = performance.now();
-  const { events, alerts } = await postBodies(service, pattern, token, bodies, CONCURRENCY);
-  return { events, wallMs: performance.now() - t0, cpuMs: service.cpuMs() - cpu0, alerts };
-}
-
-const add = (a: Pass, b: Pass): Pass => ({ events: a.events + b.events, wallMs: a.wallMs + b.wallMs, cpuMs: a.cpuMs + b.cpuMs, alerts: a.alerts + b.alerts });
 
 interface Outcome {
   correlationAlerts: number;

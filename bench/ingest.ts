@@ -94,7 +94,8 @@ export async function postBodies(service: BenchService, pattern: string, token: 
   return { events, alerts };
 }
 
-interface Pass {
+/** One or more posting passes: events, wall and service CPU time, alerts raised. */
+export interface Pass {
   events: number;
   wallMs: number;
   cpuMs: number;
@@ -102,14 +103,14 @@ interface Pass {
 }
 
 /** Posts the bodies over CONCURRENCY connections; answers wall and service CPU time. */
-async function post(service: BenchService, pattern: string, token: string, bodies: Buffer[]): Promise<Pass> {
+export async function post(service: BenchService, pattern: string, token: string, bodies: Buffer[]): Promise<Pass> {
   const cpu0 = service.cpuMs();
   const t0 = performance.now();
   const { events, alerts } = await postBodies(service, pattern, token, bodies, CONCURRENCY);
   return { events, wallMs: performance.now() - t0, cpuMs: service.cpuMs() - cpu0, alerts };
 }
 
-function add(a: Pass, b: Pass): Pass {
+export function add(a: Pass, b: Pass): Pass {
   return { events: a.events + b.events, wallMs: a.wallMs + b.wallMs, cpuMs: a.cpuMs + b.cpuMs, alerts: a.alerts + b.alerts };
 }
 
