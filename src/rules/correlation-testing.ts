@@ -13,8 +13,8 @@ import { eventTime } from '../ingest/event-checks.js';
 import { fieldAccessors, projectFields } from '../correlation/plan.js';
 import { checkCorrelation, compileFor, identityPipeline } from './analysis.js';
 import { refsOf, resolveChain } from './correlation-refs.js';
-import { compileExceptions, type ExceptionSpec } from './exceptions/matcher.js';
-import { listExceptions } from './exceptions/store.js';
+import { compileExceptions } from './exceptions/matcher.js';
+import { enabledExceptionSpecs } from './exceptions/store.js';
 
 /** Sample events one correlation test takes. */
 export const MAX_CORRELATION_SAMPLES = 10_000;
@@ -67,8 +67,7 @@ export async function compileTester(ctx: AppContext, sigma: SigmaRule, pattern: 
   const feeders: Feeder[] = [];
   for (const detection of chain.detections) {
     const matcher = compileFor(parsedOrRefused(yamls.get(detection.id) ?? '', detection.title), pattern, 'Rule validation failed');
-    const exceptions = (await listExceptions(ctx.db, detection.id, true)) as ExceptionSpec[];
-    feeders.push({ refs: refsOf(detection), matcher, excepted: compileExceptions(exceptions.map(({ field, operator, value }) => ({ field, operator, value }))) });
+    feeders.push({ refs: refsOf(detection), matcher, excepted: compileExceptions(await enabledExceptionSpecs(ctx.db, detection.id)) });
   }
   return {
     set,

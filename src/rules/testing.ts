@@ -11,8 +11,8 @@ import { compileFor, parseSigma } from './analysis.js';
 import { compileTester, samplesOf, testAgainstHistory, testAgainstSamples } from './correlation-testing.js';
 import type { SigmaRule } from '../sigma/index.js';
 import { NO_INDEX_PATTERN } from './deployment.js';
-import { compileExceptions, type ExceptionSpec } from './exceptions/matcher.js';
-import { listExceptions } from './exceptions/store.js';
+import { compileExceptions } from './exceptions/matcher.js';
+import { enabledExceptionSpecs } from './exceptions/store.js';
 import { RULE_NOT_FOUND } from './service.js';
 import { findRule } from './store.js';
 import { analyst } from './routes.js';
@@ -73,12 +73,6 @@ function sampleOf(body: { sample_log?: unknown }): Record<string, unknown> {
   return sample as Record<string, unknown>;
 }
 
-/** The enabled exceptions of a rule, as the matcher takes them. */
-async function exceptionSpecs(ctx: AppContext, id: string): Promise<ExceptionSpec[]> {
-  const rows = (await listExceptions(ctx.db, id, true)) as ExceptionSpec[];
-  return rows.map(({ field, operator, value }) => ({ field, operator, value }));
-}
-
 /**
  * Compiles a stored rule for its own index pattern; a stored rule that no longer validates is a 422. It
  * is checked on a rule worker first, so one over a work limit is refused there.
@@ -90,7 +84,7 @@ async function compileStored(ctx: AppContext, id: string) {
   await runRuleJob(ctx, { kind: 'check', yaml: rule.yaml_content, pattern: pattern ?? null, detail: 'Rule validation failed', stored: true });
   const sigma = parseStoredSigma(rule.yaml_content);
   const matcher = compileFor(sigma, pattern, 'Rule validation failed');
-  const exceptions = await exceptionSpecs(ctx, id);
+  const exceptions = await enabledExceptionSpecs(ctx.db, id);
   return { rule, pattern, matcher, excepted: compileExceptions(exceptions) };
 }
 
@@ -123,7 +117,7 @@ export function testingRoutes(app: App, ctx: AppContext): void {
       const pattern = rule.index_pattern_id ? ((await findPatternById(ctx.db, rule.index_pattern_id)) ?? null) : null;
       if (rule.rule_type === 'correlation') return correlationTest(ctx, parseStoredSigma(rule.yaml_content), pattern ?? undefined, request.body.sample_log, rule);
       const sample = sampleOf(request.body);
-      const exceptions = await exceptionSpecs(ctx, rule.id);
+      const exceptions = await enabledExceptionSpecs(ctx.db, rule.id);
       const outcome = await runRuleJob(ctx, { kind: 'test', yaml: rule.yaml_content, pattern, sample, exceptions, stored: true });
       return { rule_id: rule.id, rule_title: rule.title, matches: outcome.matches, matched_conditions: outcome.matched_conditions, excepted: outcome.excepted };
     },

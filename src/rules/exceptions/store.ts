@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../db/database.js';
 import { Conditions, paginate, type ListQuery, type Page } from '../../http/lists.js';
-import type { ExceptionOperator } from './matcher.js';
+import type { ExceptionOperator, ExceptionSpec } from './matcher.js';
 
 export interface ExceptionRow {
   id: string;
@@ -85,4 +85,10 @@ export async function updateException(
 
 export async function deleteException(db: Queryable, ruleId: string, id: string): Promise<boolean> {
   return (await db.query('DELETE FROM rule_exceptions WHERE rule_id = $1 AND id = $2 RETURNING id', [ruleId, id])).length > 0;
+}
+
+/** The enabled exceptions of a rule, as the matcher takes them. */
+export async function enabledExceptionSpecs(db: Queryable, ruleId: string): Promise<ExceptionSpec[]> {
+  const rows = (await listExceptions(db, ruleId, true)) as ExceptionSpec[];
+  return rows.map(({ field, operator, value }) => ({ field, operator, value }));
 }
