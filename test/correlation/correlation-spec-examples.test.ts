@@ -1,6 +1,7 @@
 // The specification's correlation examples (shared/corpus/spec-examples/schema/correlation) stored as
 // written through the rules API, each with detection rules answering to its references on a pattern of
 // its own, fed with events built to reach its condition exactly, and others that stay one short.
+// Reads the shared corpus.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
