@@ -41,7 +41,7 @@ export async function createService(config: Config, options: BuildOptions & { db
       backend = openSearch;
       history = new OpenSearchEventHistory(db, openSearch.client, openSearch.indexPrefix);
     } else {
-      backend = await EmbeddedBackend.open(db, { available: !config.searchBackendOffline });
+      backend = await EmbeddedBackend.open(db, { available: !config.searchBackendOffline, matching: 'thread' });
       history = new DatabaseEventHistory(db);
     }
     threatIntel = await ThreatIntelLookup.open(db);

@@ -20,6 +20,21 @@ export interface StoredQuery {
   compiled?: CompiledRule;
 }
 
+/** A stored query that matched an event, with each selection that held and the values that made it hold. */
+export interface RuleMatch {
+  id: string;
+  matchedConditions: Explanation['matchedConditions'];
+}
+
+/**
+ * Events to match: the JSON text each is stored as (text crosses to a matcher thread at the cost of a
+ * copy), and the preset of their index pattern, which shapes them before the rules see them.
+ */
+export interface EventBatch {
+  texts: string[];
+  preset: string | null;
+}
+
 export class BackendUnavailableError extends Error {
   constructor(message = 'Search backend connection failed') {
     super(message);
@@ -49,10 +64,11 @@ export interface SearchBackend {
    */
   percolate(index: string, events: object[]): Promise<string[][]>;
   /**
-   * For an event a stored query matched: each selection that held, with the field values that made it
-   * hold (as the rule test endpoints report them); empty when the stored query is no longer live.
+   * percolate() for events as stored (their JSON text) and shaped by their pattern's preset before the
+   * rules see them; with, for each stored query matched, each selection that held and the field values
+   * that made it hold (as the rule test endpoints report them).
    */
-  explain(index: string, id: string, event: object): Explanation['matchedConditions'];
+  match(index: string, batch: EventBatch): Promise<RuleMatch[][]>;
   /** Whether a stored query exists (for checks and tests). */
   hasStoredQuery(index: string, id: string): Promise<boolean>;
   close(): Promise<void>;

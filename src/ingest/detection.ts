@@ -1,5 +1,5 @@
 // Detection on ingest: a batch of accepted events runs through the deployed rules of its index pattern
-// (the backend's percolator), then each matched rule's enabled exceptions; every (rule, event) left
+// (the backend's percolator, which also says which selections held), then each matched rule's enabled exceptions; every (rule, event) left
 // becomes an alert draft with the rule's metadata, the selections that held, the event's entities and
 // its threat-intel enrichment. Pure reading: nothing is written here.
 import type { Queryable } from '../db/database.js';
@@ -125,23 +125,25 @@ export async function detect(
   const none: Detection = { alerts: [], seen: [] };
   if (events.length === 0) return none;
   const index = percolatorIndexName(pattern.name);
-  // Rules see events as the pattern's preset shapes them; exceptions read the event as stored.
-  const shape = shaperOfPattern(pattern);
-  const seen = shape ? events.map((e) => shape(e.event)) : events.map((e) => e.event);
-  const hits = await backend.percolate(index, seen);
-  const ids = [...new Set(hits.flat())];
+  // Rules see events as the pattern's preset shapes them (here, only those that matched); exceptions
+  // read the event as stored. The matcher gets the text made for storage.
+  const hits = await backend.match(index, { texts: events.map((e) => e.json), preset: pattern.preset });
+  const ids = [...new Set(hits.flatMap((matches) => matches.map((m) => m.id)))];
   if (ids.length === 0) return none;
   const rules = await matchedRules(db, ids);
   const accessors = entityAccessors(pattern);
   const alerts: NewAlert[] = [];
   const seenBy: object[] = [];
+  const shape = shaperOfPattern(pattern);
   events.forEach((accepted, i) => {
     let entities: AlertEntities | undefined;
-    for (const id of hits[i]) {
+    let seen: Record<string, unknown> | undefined;
+    for (const { id, matchedConditions } of hits[i]) {
       const rule = rules.get(id);
       if (!rule || rule.excepted(accepted.event)) continue;
-      entities ??= entitiesOf(accessors, seen[i]);
-      seenBy.push(seen[i]);
+      seen ??= shape ? shape(accepted.event) : accepted.event;
+      entities ??= entitiesOf(accessors, seen);
+      seenBy.push(seen);
       alerts.push({
         ruleId: rule.id,
         ruleTitle: rule.title,
@@ -154,11 +156,11 @@ export async function detect(
         eventHash: accepted.hash,
         eventTime: accepted.time,
         eventJson: accepted.json,
-        matchedConditions: backend.explain(index, id, seen[i]),
+        matchedConditions,
         sourceIp: entities.source_ip,
         user: entities.user,
         host: entities.host,
-        enrichment: enricher.enrich(seen[i], entities),
+        enrichment: enricher.enrich(seen, entities),
       });
     }
   });

@@ -12,7 +12,7 @@ import { HttpError } from '../http/errors.js';
 import { insertAlerts } from '../alerts/store.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
 import { MAX_EVENT_DEPTH, makeAccessor, nestedTooDeep } from '../sigma/index.js';
-import { detect, type AcceptedEvent } from './detection.js';
+import { detect, type AcceptedEvent, type Detection } from './detection.js';
 import { eventTime, unstorableText } from './event-checks.js';
 import { eventHash } from './event-hash.js';
 import { recordFields } from './field-catalogue.js';
@@ -75,34 +75,57 @@ export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow,
   const warnings: string[] = [];
   // Correlations count matches in event time: a request of several chunks is matched in that order.
   const ordered = items.length > INGEST_CHUNK && (await correlationPlan(ctx, ctx.db, pattern, ctx.config.correlationLatenessMs)) ? inEventTimeOrder(items, timestampField, now) : items;
-  for (let start = 0; start < ordered.length; start += INGEST_CHUNK) {
-    if (start > 0) await otherRequestsRun();
+  // Each chunk is checked and sent to matching (on the matcher thread) before the chunk ahead of it is
+  // written, so matching one overlaps writing the other.
+  const prepare = (start: number): PreparedChunk => {
     const accepted: AcceptedEvent[] = [];
     const indexes: number[] = [];
+    const refused: PreparedChunk['refused'] = [];
     for (const { index, event } of ordered.slice(start, start + INGEST_CHUNK)) {
       const outcome = accept(pattern, timestampField, event, now);
-      if (typeof outcome === 'string') errors.push({ index, error: outcome });
+      if (typeof outcome === 'string') refused.push({ index, error: outcome });
       else {
         accepted.push(outcome);
         indexes.push(index);
       }
     }
+    const detection = detect(ctx.db, ctx.backend, ctx.enricher, pattern, accepted);
+    // Awaited in turn below; a chunk never reached (an earlier one failed) must not fail unobserved.
+    detection.catch(() => {});
+    return { accepted, indexes, refused, detection };
+  };
+  let next = ordered.length > 0 ? prepare(0) : undefined;
+  for (let start = 0; next; start += INGEST_CHUNK) {
+    const chunk = next;
+    if (start > 0) await otherRequestsRun();
+    next = start + INGEST_CHUNK < ordered.length ? prepare(start + INGEST_CHUNK) : undefined;
+    errors.push(...chunk.refused);
     try {
-      alertsCreated += await storeChunk(ctx, pattern, accepted, warnings);
+      alertsCreated += await storeChunk(ctx, pattern, chunk, warnings);
     } catch (error) {
       throw acceptedIndexes.length === 0 ? error : partlyStored(error, acceptedIndexes.length, items.length);
     }
-    acceptedIndexes.push(...indexes);
+    acceptedIndexes.push(...chunk.indexes);
   }
   errors.sort((a, b) => a.index - b.index);
   return { accepted: acceptedIndexes.length, alertsCreated, errors, acceptedIndexes, warnings };
 }
 
-/** Matches a chunk of accepted events, then stores them, their fields and their alerts in one transaction. */
-async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, accepted: AcceptedEvent[], warnings: string[]): Promise<number> {
+/** A chunk's events checked, and their matching under way. */
+interface PreparedChunk {
+  accepted: AcceptedEvent[];
+  /** Request positions of the accepted events. */
+  indexes: number[];
+  refused: { index: number; error: string }[];
+  detection: Promise<Detection>;
+}
+
+/** Once a chunk is matched, stores its events, their fields and their alerts in one transaction. */
+async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: PreparedChunk, warnings: string[]): Promise<number> {
+  const { accepted } = chunk;
   if (accepted.length === 0) return 0;
   // Matching runs before the transaction: the database is held only for the writes.
-  const { alerts, seen } = await detect(ctx.db, ctx.backend, ctx.enricher, pattern, accepted);
+  const { alerts, seen } = await chunk.detection;
   const plan = await correlationPlan(ctx, ctx.db, pattern, ctx.config.correlationLatenessMs);
   if (plan) warnings.push(...plan.takeWarnings());
   try {

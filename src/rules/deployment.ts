@@ -71,8 +71,8 @@ export function checkPlaceholderValues(rule: SigmaRule, pattern: IndexPatternRow
   if (missing.length > 0) throw badRequest(`Validation failed: ${placeholdersMessage(missing, pattern)}`);
 }
 
-/** The stored query of a rule in a pattern, with the detection already compiled from exactly these. */
-export function storedQueryOf(rule: { id: string; version: number; yaml_content: string }, pattern: IndexPatternRow, compiled: CompiledRule): StoredQuery {
+/** The stored query of a rule in a pattern; `compiled`, when the caller has it, is the detection compiled from exactly these. */
+export function storedQueryOf(rule: { id: string; version: number; yaml_content: string }, pattern: IndexPatternRow, compiled?: CompiledRule): StoredQuery {
   return { id: percolatorIdOf(rule.id), ruleId: rule.id, ruleVersion: rule.version, yaml: rule.yaml_content, pipeline: pipelineSpecOf(pattern), compiled };
 }
 

@@ -6,7 +6,8 @@ import { badRequest } from '../http/errors.js';
 import { documentedBody } from '../http/openapi.js';
 import { utf8Text } from '../http/storable-text.js';
 import { errorResponses, FieldErrorSchema } from '../http/schemas.js';
-import { documentsFromYaml, documentsFromZip } from './import-sources.js';
+import { documentsFromZip } from './import-sources.js';
+import { runRuleJob } from './rule-workers.js';
 import { importRules } from './import.js';
 import { actorOf, analyst } from './routes.js';
 
@@ -64,7 +65,7 @@ export async function importRoutes(app: App, ctx: AppContext): Promise<void> {
       },
       async (request) => {
         const body = request.body as unknown;
-        const documents = Buffer.isBuffer(body) ? await documentsFromZip(body) : typeof body === 'string' ? documentsFromYaml(body) : null;
+        const documents = Buffer.isBuffer(body) ? await documentsFromZip(body) : typeof body === 'string' ? await runRuleJob(ctx, { kind: 'split', text: body }) : null;
         if (documents === null) throw badRequest('The body holds no rules: send them as application/yaml (multi-document) or application/zip');
         if (documents.length === 0) throw badRequest('The upload contains no rule documents');
         return importRules(ctx, actorOf(request), documents, { indexPattern: request.query.index_pattern, deploy: request.query.deploy }, request.log);

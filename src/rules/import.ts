@@ -11,9 +11,10 @@ import { BackendUnavailableError, percolatorIndexName } from '../backends/backen
 import type { CompiledRule } from '../sigma/index.js';
 import { pipelineSpecOf } from '../index-patterns/pipeline.js';
 import { findDefaultPattern, findPatternById, findPatternByName, type IndexPatternRow } from '../index-patterns/store.js';
-import { checkCorrelation, compileFor, contentOf, parseSigma } from './analysis.js';
+import { compileFor, parseSigma } from './analysis.js';
+import { runRuleJob } from './rule-workers.js';
 import { importCorrelations, type CorrelationDocument } from './import-correlations.js';
-import { NO_INDEX_PATTERN, checkInScope, checkPlaceholderValues, lockDeployments, percolatorIdOf, storedQueryOf } from './deployment.js';
+import { lockDeployments, percolatorIdOf, storedQueryOf } from './deployment.js';
 import type { ImportDocument } from './import-sources.js';
 import { insertRulesWithVersions, type RuleContent } from './store.js';
 import type { Actor } from './service.js';
@@ -21,7 +22,8 @@ import type { Actor } from './service.js';
 /** Rules written per transaction: small enough that a batch (with deploy) holds the database briefly. */
 const BATCH = 100;
 const NOT_STORED = 'the rule could not be stored; import it again, or create it alone to see why';
-const YIELD_EVERY = 50;
+/** Documents checked at once (the rule workers' queue takes a bounded number of jobs). */
+const CHECKS_IN_FLIGHT = 4;
 
 class PatternChangedError extends Error {
   constructor() {
@@ -58,42 +60,46 @@ export async function importRules(
   } else pattern = await findDefaultPattern(ctx.db);
   if (options.deploy && !(await ctx.backend.health())) throw new BackendUnavailableError();
 
-  // Each document is parsed and compiled once; the compiled detection goes to the backend as a hint.
+  // Each document is checked on a rule worker thread, a few at a time; a backend that can refuse what
+  // the checks let through (OpenSearch) has the detection compiled here as well, to ask it.
   const failed: ImportFailure[] = [];
-  const ready: { index: number; content: RuleContent; compiled: CompiledRule }[] = [];
+  const checked: ({ index: number; content: RuleContent; compiled?: CompiledRule } | undefined)[] = [];
   const correlations: CorrelationDocument[] = [];
-  for (const [index, doc] of documents.entries()) {
-    // Parsing thousands of rules takes seconds: let other requests run in between.
-    if (index > 0 && index % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+  const refusal = options.deploy && pattern ? ctx.backend.refusal?.bind(ctx.backend) : undefined;
+  const checkOne = async (index: number): Promise<void> => {
+    const doc = documents[index];
     const where = doc.path === undefined ? {} : { path: doc.path };
     if (doc.error) {
       failed.push({ index, ...where, error: doc.error });
-      continue;
+      return;
     }
     try {
-      const sigma = parseSigma(doc.yaml, 'Validation failed');
-      if (sigma.kind === 'correlation') {
-        checkCorrelation(sigma, 'Validation failed');
-        if (options.deploy && !pattern) throw badRequest(NO_INDEX_PATTERN);
-        correlations.push({ index, ...where, title: sigma.title, yaml: doc.yaml });
-        continue;
+      const outcome = await runRuleJob(ctx, { kind: 'import', yaml: doc.yaml, pattern: pattern ?? null, deploy: options.deploy });
+      if (outcome.kind === 'correlation') {
+        correlations.push({ index, ...where, title: outcome.title, yaml: doc.yaml });
+        return;
       }
-      // With deploy, each document meets the deploy prerequisites in deploy's order.
-      if (options.deploy && pattern) checkInScope(sigma, pattern);
-      const compiled = compileFor(sigma, pattern, 'Validation failed');
-      if (options.deploy && !pattern) throw badRequest(NO_INDEX_PATTERN);
-      if (options.deploy && pattern) {
-        checkPlaceholderValues(sigma, pattern);
-        const refusal = ctx.backend.refusal?.(storedQueryOf({ id: 'import', version: 1, yaml_content: doc.yaml }, pattern, compiled));
-        if (refusal) throw badRequest(refusal);
+      let compiled: CompiledRule | undefined;
+      if (refusal && pattern) {
+        compiled = compileFor(parseSigma(doc.yaml, 'Validation failed'), pattern, 'Validation failed');
+        const refused = refusal(storedQueryOf({ id: 'import', version: 1, yaml_content: doc.yaml }, pattern, compiled));
+        if (refused) throw badRequest(refused);
       }
-      ready.push({ index, content: contentOf(sigma, doc.yaml, undefined, pattern?.id ?? null), compiled });
+      checked[index] = { index, content: outcome.content, compiled };
     } catch (error) {
-      if (!(error instanceof HttpError)) throw error;
+      // Busy workers fail the import before anything is stored; a document's own failure is reported.
+      if (!(error instanceof HttpError) || error.statusCode === 503) throw error;
       const title = /^title:\s*(.+)$/m.exec(doc.yaml)?.[1]?.trim().replace(/^['"]|['"]$/g, '');
       failed.push({ index, ...where, ...(title ? { title } : {}), error: error.detail, ...(error.errors ? { errors: error.errors } : {}) });
     }
-  }
+  };
+  let nextDocument = 0;
+  const checker = async () => {
+    while (nextDocument < documents.length) await checkOne(nextDocument++);
+  };
+  await Promise.all(Array.from({ length: CHECKS_IN_FLIGHT }, checker));
+  const ready = checked.filter((r) => r !== undefined);
+  correlations.sort((a, b) => a.index - b.index);
 
   const ids: string[] = [];
   const pipeline = pattern ? pipelineSpecOf(pattern) : undefined;
@@ -158,7 +164,7 @@ export async function importRules(
   failed.sort((a, b) => a.index - b.index);
   return { created: ids.length, deployed: options.deploy ? ids.length : 0, failed, rule_ids: ids };
 
-  async function writeBatch(batch: { id: string; content: RuleContent; compiled: CompiledRule }[]): Promise<void> {
+  async function writeBatch(batch: { id: string; content: RuleContent; compiled?: CompiledRule }[]): Promise<void> {
     await ctx.db.transaction(async (tx) => {
       if (options.deploy && pattern) {
         // The rules were checked against these mappings; deploy only if they still hold.

@@ -1,6 +1,6 @@
 // The CPU-heavy rule work that runs on a rule worker thread (rule-worker.ts), as plain functions of plain
-// data: checking a rule (parse and compile, the validation errors of analysis.ts) and testing one against
-// a sample event. A test is refused up front (413) when the sample's text times the rule's matching cost
+// data: checking a rule (parse and compile, the validation errors of analysis.ts), splitting a YAML
+// import into documents and checking each (import-check.ts), and testing a rule against a sample event. A test is refused up front (413) when the sample's text times the rule's matching cost
 // exceeds the per-test work budget, so a test that would run for minutes never starts.
 import { ruleCost, type CompiledRule } from '../sigma/index.js';
 import { HttpError, unprocessable, type FieldError } from '../http/errors.js';
@@ -8,6 +8,8 @@ import { shaperOfPattern } from '../index-patterns/event-shape.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
 import { checkRule, compileFor, parseSigma, type ValidationDetail } from './analysis.js';
 import { compileExceptions, type ExceptionSpec } from './exceptions/matcher.js';
+import { checkImportDocument, type ImportChecked } from './import-check.js';
+import { documentsFromYaml, type ImportDocument } from './import-sources.js';
 
 /** Work budget of one sample test: characters of the sample's text × the rule's matching cost. */
 export const MAX_TEST_WORK = 1_000_000_000;
@@ -30,7 +32,10 @@ export type RuleJob =
       exceptions: ExceptionSpec[];
       /** A stored rule: text that no longer parses is a 422, not a 400. */
       stored: boolean;
-    };
+    }
+  | { kind: 'import'; yaml: string; pattern: IndexPatternRow | null; deploy: boolean }
+  /** A multi-document YAML import split into its documents (the whole text is parsed to find them). */
+  | { kind: 'split'; text: string };
 
 export interface TestOutcome {
   title: string;
@@ -39,7 +44,7 @@ export interface TestOutcome {
   excepted: boolean;
 }
 
-export type JobResult = { ok: true; value: TestOutcome | null } | { ok: false; status: number; detail: string; errors?: FieldError[]; headers?: Record<string, string> };
+export type JobResult = { ok: true; value: TestOutcome | ImportChecked | ImportDocument[] | null } | { ok: false; status: number; detail: string; errors?: FieldError[]; headers?: Record<string, string> };
 
 const grouped = (n: number) => n.toLocaleString('en-US');
 
@@ -101,6 +106,8 @@ export function runJob(job: RuleJob): JobResult {
       if (!job.parseOnly) checkRule(sigma, job.pattern ?? undefined, job.detail);
       return { ok: true, value: null };
     }
+    if (job.kind === 'import') return { ok: true, value: checkImportDocument(job.yaml, job.pattern, job.deploy) };
+    if (job.kind === 'split') return { ok: true, value: documentsFromYaml(job.text) };
     return { ok: true, value: runTest(job) };
   } catch (error) {
     if (error instanceof HttpError) return { ok: false, status: error.statusCode, detail: error.detail, errors: error.errors, headers: error.headers };

@@ -4,12 +4,13 @@
 // (a fresh one starts for the next job) and answers 422 naming the budget; the process lives on. Jobs
 // wait in a bounded queue (503 when it is full). Idle threads do not keep the process alive and end
 // after a minute. One pool per service context, ended when the service closes.
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerEntry } from '../threads/worker-entry.js';
 import type { AppContext } from '../http/context.js';
 import { HttpError } from '../http/errors.js';
 import type { JobResult, RuleJob, TestOutcome } from './rule-jobs.js';
+import type { ImportChecked } from './import-check.js';
+import type { ImportDocument } from './import-sources.js';
 
 /** Threads per pool (the machine's cores are shared with ingest and the database). */
 const POOL_SIZE = 2;
@@ -20,18 +21,12 @@ const IDLE_MS = 60_000;
 const BOOT_MS = 60_000;
 export const WORK_BUSY = 'Rule workers are busy: retry shortly';
 
-/** The worker entry beside this file, with this file's extension (.ts under tsx, .js once built). */
-const WORKER_URL = new URL(`./rule-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
-
 /**
- * How to start a worker: the built entry as it is; a TypeScript entry (sources run through tsx, as the
- * tests do) after registering tsx in the new thread, since loader hooks of the main thread do not reach it.
+ * Splitting a multi-document import parses the whole upload (up to 10,000 rules: seconds of work where
+ * one rule takes milliseconds), so that one job has a budget of its own, at least a minute.
  */
-function workerSource(): { source: string | URL; eval: boolean } {
-  if (!WORKER_URL.pathname.endsWith('.ts')) return { source: WORKER_URL, eval: false };
-  const tsx = import.meta.resolve('tsx/esm/api');
-  return { source: `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); });`, eval: true };
-}
+const SPLIT_BUDGET_MS = 60_000;
+const budgetOf = (job: RuleJob, timeoutMs: number) => (job.kind === 'split' ? Math.max(timeoutMs, SPLIT_BUDGET_MS) : timeoutMs);
 
 interface Pending {
   id: number;
@@ -82,7 +77,7 @@ export class RuleWorkers {
   }
 
   private start(): Slot {
-    const { source, eval: evaluated } = workerSource();
+    const { source, eval: evaluated } = workerEntry(import.meta.url, 'rule-worker');
     const worker = new Worker(source, {
       eval: evaluated,
       resourceLimits: { maxOldGenerationSizeMb: this.budget.memoryMb, maxYoungGenerationSizeMb: Math.min(32, Math.max(4, this.budget.memoryMb / 8)), stackSizeMb: 4 },
@@ -127,10 +122,10 @@ export class RuleWorkers {
     void slot.ready.then(() => {
       if (slot.current !== pending) return;
       // The time budget counts from when the thread is ready, so a cold start is not charged to the job.
+      const timeoutMs = budgetOf(pending.job, this.budget.timeoutMs);
       slot.timer = setTimeout(() => {
-        const seconds = this.budget.timeoutMs / 1000;
-        void this.end(slot, new HttpError(422, `Rule work stopped: it ran past its time budget of ${seconds} s`));
-      }, this.budget.timeoutMs);
+        void this.end(slot, new HttpError(422, `Rule work stopped: it ran past its time budget of ${timeoutMs / 1000} s`));
+      }, timeoutMs);
       try {
         slot.worker.postMessage({ id: pending.id, job: pending.job });
       } catch (error) {
@@ -185,7 +180,9 @@ export async function closeRuleWorkers(ctx: AppContext): Promise<void> {
 /** Runs a job and answers its value, throwing the HttpError a failed job stands for. */
 export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'test' }>): Promise<TestOutcome>;
 export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'check' }>): Promise<null>;
-export async function runRuleJob(ctx: AppContext, job: RuleJob): Promise<TestOutcome | null> {
+export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'import' }>): Promise<ImportChecked>;
+export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'split' }>): Promise<ImportDocument[]>;
+export async function runRuleJob(ctx: AppContext, job: RuleJob): Promise<TestOutcome | ImportChecked | ImportDocument[] | null> {
   const result = await ruleWorkersOf(ctx).run(job);
   if (!result.ok) throw new HttpError(result.status, result.detail, result.errors, result.headers);
   return result.value;

@@ -1,32 +1,20 @@
 // The embedded search backend: stored queries live in the database (table stored_queries, one row per
 // percolator index and id, every write stamped with a sequence number); each instance compiles them
-// into in-memory rule sets and follows the sequence, so a deploy on one instance is live on all of
+// into in-memory rule sets (live-rules.ts: on a matcher thread in the service, in this thread where
+// another backend builds on it) and follows the sequence, so a deploy on one instance is live on all of
 // them within a second. A stored query that does not compile (a rule over a work limit, stored by an
 // older version) is set aside: left out, with a warning in the log and an audit entry, and the rest load.
 // A switch makes it report "unavailable" (SEARCH_BACKEND_OFFLINE) for drills.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Queryable } from '../../db/database.js';
-import { BackendUnavailableError, type SearchBackend, type StoredQuery } from '../backend.js';
-import { RuleSet } from './rule-set.js';
-import { compileStoredQuery, type StoredQueryDocument } from './stored-query-compiler.js';
-import type { CompiledRule, Explanation } from '../../sigma/index.js';
+import { BackendUnavailableError, type EventBatch, type RuleMatch, type SearchBackend, type StoredQuery } from '../backend.js';
+import type { RuleSet } from './rule-set.js';
+import type { StoredQueryDocument } from './stored-query-compiler.js';
 import { recordAudit } from '../../audit/log.js';
-
-const precompiledKey = (index: string, id: string) => `${index}\u0000${id}`;
-
-/** JSON with object keys sorted, so a document compares equal after a round trip through jsonb. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
+import { LocalRules, type LiveRules, type SetAside } from './live-rules.js';
+import { ThreadRules } from './matcher-thread.js';
 
 const POLL_INTERVAL_MS = 400;
-/** Longest stretch of compiling stored queries before other work gets a turn. */
-const SLICE_MS = 20;
 /** Rows per INSERT when many stored queries are written at once. */
 const DEPLOY_BATCH = 500;
 /**
@@ -35,16 +23,6 @@ const DEPLOY_BATCH = 500;
  * sequence n can never later see a commit below n. Callers take their row locks (rules) before it.
  */
 const STORED_QUERY_WRITE_LOCK = 0x5647494c;
-/** Bound on compiled detections waiting for their commit (those of rolled-back deploys are dropped past it). */
-const MAX_PRECOMPILED = 50_000;
-
-/** A stored query this process could not compile: left out of its rule set. */
-interface SetAside {
-  index: string;
-  ruleId: string;
-  version: number;
-  reason: string;
-}
 
 interface ChangeRow {
   percolator_index: string;
@@ -57,19 +35,29 @@ interface ChangeRow {
 
 export class EmbeddedBackend implements SearchBackend {
   readonly kind = 'embedded' as const;
-  private readonly sets = new Map<string, RuleSet>();
+  private readonly rules: LiveRules;
   private lastSeq = 0;
   private syncing: Promise<void> = Promise.resolve();
   private loaded: Promise<void> = Promise.resolve();
   private timer?: NodeJS.Timeout;
-  /** Detections compiled by callers of deploy in this process, used when their change is applied. */
-  private readonly precompiled = new Map<string, { yaml: string; pipeline: string; rule: CompiledRule }>();
 
   private constructor(
     private readonly db: Database,
     private available: boolean,
+    matching: 'thread' | 'local',
     private log?: FastifyBaseLogger,
-  ) {}
+  ) {
+    // A lost matcher thread is replaced empty: the whole change log is applied to it again.
+    this.rules = matching === 'thread' ? new ThreadRules(() => this.replay()) : new LocalRules();
+  }
+
+  private replay(): void {
+    this.syncing = this.syncing.catch(() => {}).then(() => {
+      this.lastSeq = 0;
+    });
+    this.loaded = this.sync();
+    this.loaded.catch((error: unknown) => this.log?.error({ err: error }, 'loading the stored queries failed'));
+  }
 
   /** Warnings given before a log was attached (the first load starts before the service's log exists). */
   private readonly unlogged: Array<[Record<string, unknown>, string]> = [];
@@ -85,12 +73,18 @@ export class EmbeddedBackend implements SearchBackend {
     for (const [details, message] of this.unlogged.splice(0)) log.warn(details, message);
   }
 
-  /** Loads every stored query; on a shared PostgreSQL also follows other instances' changes. */
-  static async open(db: Database, options: { available?: boolean; log?: FastifyBaseLogger; follow?: boolean } = {}): Promise<EmbeddedBackend> {
-    const backend = new EmbeddedBackend(db, options.available ?? true, options.log);
+  /**
+   * Loads every stored query; on a shared PostgreSQL also follows other instances' changes. `matching`
+   * says where the rule sets live: on a matcher thread, or in this thread (default).
+   */
+  static async open(
+    db: Database,
+    options: { available?: boolean; log?: FastifyBaseLogger; follow?: boolean; matching?: 'thread' | 'local' } = {},
+  ): Promise<EmbeddedBackend> {
+    const backend = new EmbeddedBackend(db, options.available ?? true, options.matching ?? 'local', options.log);
     // The first load compiles every stored query (seconds for thousands of rules). It runs in the
-    // background, yielding between slices, so the service answers meanwhile; percolation waits for it,
-    // so no event is ever matched against a partial rule set.
+    // background (on the matcher thread, or here yielding between slices), so the service answers
+    // meanwhile; percolation waits for it, so no event is ever matched against a partial rule set.
     backend.loaded = backend.sync();
     backend.loaded.catch((error: unknown) => options.log?.error({ err: error }, 'loading the stored queries failed'));
     if (options.follow ?? db.kind === 'postgres') {
@@ -129,7 +123,7 @@ export class EmbeddedBackend implements SearchBackend {
         params.push(query.id, query.ruleId, query.ruleVersion, JSON.stringify(doc));
         const n = params.length;
         values.push(`($1, $${n - 3}, $${n - 2}::uuid, $${n - 1}::integer, $${n}::jsonb, false, nextval('stored_query_seq'), now())`);
-        if (query.compiled) this.remember(index, query);
+        this.rules.remember(index, query);
       }
       await tx.query(
         `INSERT INTO stored_queries (percolator_index, id, rule_id, rule_version, query, deleted, seq, updated_at)
@@ -143,22 +137,6 @@ export class EmbeddedBackend implements SearchBackend {
 
   private async lockWrites(tx: Queryable): Promise<void> {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [STORED_QUERY_WRITE_LOCK]);
-  }
-
-  private remember(index: string, query: StoredQuery): void {
-    if (this.precompiled.size >= MAX_PRECOMPILED) this.precompiled.clear();
-    this.precompiled.set(precompiledKey(index, query.id), { yaml: query.yaml, pipeline: canonicalJson(query.pipeline), rule: query.compiled! });
-  }
-
-  /** The caller's compiled detection for this exact document, if it left one; else compiles it. */
-  private compile(index: string, id: string, doc: StoredQueryDocument): ReturnType<typeof compileStoredQuery> {
-    const key = precompiledKey(index, id);
-    const ready = this.precompiled.get(key);
-    if (ready) {
-      this.precompiled.delete(key);
-      if (ready.yaml === doc.yaml && ready.pipeline === canonicalJson(doc.pipeline)) return { ok: true, rule: ready.rule };
-    }
-    return compileStoredQuery(doc);
   }
 
   async undeploy(tx: Queryable, index: string, id: string): Promise<void> {
@@ -182,32 +160,10 @@ export class EmbeddedBackend implements SearchBackend {
       'SELECT percolator_index, id, query, deleted, seq FROM stored_queries WHERE seq > $1 ORDER BY seq',
       [this.lastSeq],
     );
-    let sliceStart = performance.now();
-    const setAside: SetAside[] = [];
-    for (const row of rows) {
-      if (performance.now() - sliceStart > SLICE_MS) {
-        // Thousands of rules take seconds to compile: other requests are answered between slices.
-        await new Promise((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
-      }
-      let set = this.sets.get(row.percolator_index);
-      if (!set) {
-        set = new RuleSet();
-        this.sets.set(row.percolator_index, set);
-      }
-      if (row.deleted || !row.query) {
-        set.remove(row.id);
-      } else {
-        const compiled = this.compile(row.percolator_index, row.id, row.query);
-        if (compiled.ok) set.put(row.id, compiled.rule);
-        else {
-          set.remove(row.id);
-          this.warn({ index: row.percolator_index, id: row.id, reason: compiled.reason }, 'stored query does not compile: rule set aside');
-          setAside.push({ index: row.percolator_index, ruleId: row.query.ruleId, version: row.query.ruleVersion, reason: compiled.reason });
-        }
-      }
-      this.lastSeq = Math.max(this.lastSeq, Number(row.seq));
-    }
+    if (rows.length === 0) return;
+    const setAside = await this.rules.apply(rows.map((row) => ({ index: row.percolator_index, id: row.id, doc: row.deleted ? null : row.query })));
+    this.lastSeq = Math.max(this.lastSeq, ...rows.map((row) => Number(row.seq)));
+    for (const entry of setAside) this.warn({ index: entry.index, id: entry.id, reason: entry.reason }, 'stored query does not compile: rule set aside');
     if (setAside.length > 0) await this.auditSetAside(setAside);
   }
 
@@ -237,18 +193,14 @@ export class EmbeddedBackend implements SearchBackend {
   }
 
   async percolate(index: string, events: object[]): Promise<string[][]> {
-    this.ensureAvailable();
-    await this.loaded;
-    const set = this.sets.get(index);
-    if (!set || set.size === 0) return events.map(() => []);
-    return events.map((event) => set.match(event));
+    const batch = { texts: events.map((e) => JSON.stringify(e)), preset: null };
+    return (await this.match(index, batch)).map((matches) => matches.map((m) => m.id));
   }
 
-  explain(index: string, id: string, event: object): Explanation['matchedConditions'] {
-    const rule = this.sets.get(index)?.get(id);
-    if (!rule) return [];
-    const explanation = rule.explain(event);
-    return explanation.matched ? explanation.matchedConditions : [];
+  async match(index: string, batch: EventBatch): Promise<RuleMatch[][]> {
+    this.ensureAvailable();
+    await this.loaded;
+    return this.rules.match(index, batch);
   }
 
   async hasStoredQuery(index: string, id: string): Promise<boolean> {
@@ -256,10 +208,10 @@ export class EmbeddedBackend implements SearchBackend {
     return rows.length > 0;
   }
 
-  /** The live detections of a percolator index in this process (after the first load). */
+  /** The live detections of a percolator index in this thread (after the first load); none when they live on a matcher thread. */
   async ruleSet(index: string): Promise<RuleSet | undefined> {
     await this.loaded;
-    return this.sets.get(index);
+    return this.rules instanceof LocalRules ? this.rules.ruleSet(index) : undefined;
   }
 
   /** The percolator indices and stored-query ids the database holds as deployed, with their rule versions. */
@@ -288,11 +240,12 @@ export class EmbeddedBackend implements SearchBackend {
 
   /** Whether this process currently has the stored query compiled and live. */
   isLive(index: string, id: string): boolean {
-    return this.sets.get(index)?.has(id) ?? false;
+    return this.rules.isLive(index, id);
   }
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.syncing.catch(() => {});
+    await this.rules.close();
   }
 }

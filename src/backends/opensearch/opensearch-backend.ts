@@ -9,9 +9,9 @@ import type { Client } from '@opensearch-project/opensearch';
 import type { Config } from '../../config.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { badRequest } from '../../http/errors.js';
-import type { Explanation } from '../../sigma/index.js';
-import { BackendUnavailableError, type SearchBackend, type StoredQuery } from '../backend.js';
+import { BackendUnavailableError, type EventBatch, type RuleMatch, type SearchBackend, type StoredQuery } from '../backend.js';
 import { EmbeddedBackend } from '../embedded/embedded-backend.js';
+import { shaperOfPattern } from '../../index-patterns/event-shape.js';
 import { openSearchClient, send } from './client.js';
 import { EventProjection, fieldsOf, noFieldUse } from './document.js';
 import { inexpressible, percolatorDocumentOf } from './percolator-document.js';
@@ -155,8 +155,20 @@ export class OpenSearchBackend implements SearchBackend {
     return out;
   }
 
-  explain(index: string, id: string, event: object): Explanation['matchedConditions'] {
-    return this.local.explain(index, id, event);
+  async match(index: string, batch: EventBatch): Promise<RuleMatch[][]> {
+    const shape = shaperOfPattern(batch);
+    const events = batch.texts.map((text) => {
+      const stored = JSON.parse(text) as Record<string, unknown>;
+      return shape ? shape(stored) : stored;
+    });
+    const hits = await this.percolate(index, events);
+    const set = await this.local.ruleSet(index);
+    return hits.map((ids, i) =>
+      ids.map((id) => {
+        const explanation = set?.get(id)?.explain(events[i]);
+        return { id, matchedConditions: explanation?.matched ? explanation.matchedConditions : [] };
+      }),
+    );
   }
 
   async hasStoredQuery(index: string, id: string): Promise<boolean> {

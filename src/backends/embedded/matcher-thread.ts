@@ -1,0 +1,93 @@
+// The rule sets of the embedded backend on a thread of their own (matcher-worker.ts): compiling
+// thousands of rules at start and matching every ingested event happen there, so the event loop keeps
+// answering requests while a batch of large events runs through costly rules, and matching uses the
+// second core while this thread writes to the database. Events cross as their JSON text. If the
+// thread dies, waiting calls fail as a backend outage (503, retried by the client), a fresh thread
+// starts, and `onRestart` has the change log replayed into it from the beginning.
+import { Worker } from 'node:worker_threads';
+import { BackendUnavailableError, type EventBatch, type RuleMatch, type StoredQuery } from '../backend.js';
+import { workerEntry } from '../../threads/worker-entry.js';
+import type { LiveRules, RuleChange, SetAside } from './live-rules.js';
+import type { MatcherJob } from './matcher-worker.js';
+
+type Reply = { id: number; result?: unknown; failure?: string };
+type Waiting = { resolve(value: unknown): void; reject(error: Error): void };
+
+export class ThreadRules implements LiveRules {
+  private worker!: Worker;
+  private readonly waiting = new Map<number, Waiting>();
+  private readonly live = new Map<string, Set<string>>();
+  private nextId = 1;
+  private closed = false;
+
+  /** `onRestart` is called after a lost thread is replaced: everything must be applied again. */
+  constructor(private readonly onRestart: () => void) {
+    this.start();
+  }
+
+  private start(): void {
+    const { source, eval: evaluated } = workerEntry(import.meta.url, 'matcher-worker');
+    const worker = new Worker(source, { eval: evaluated });
+    this.worker = worker;
+    worker.unref();
+    worker.on('message', (reply: Reply) => {
+      const waiting = this.waiting.get(reply.id);
+      if (!waiting) return;
+      this.waiting.delete(reply.id);
+      if (this.waiting.size === 0) worker.unref();
+      if (reply.failure !== undefined) waiting.reject(new Error(`matcher thread: ${reply.failure}`));
+      else waiting.resolve(reply.result);
+    });
+    worker.on('error', () => {});
+    worker.on('exit', () => {
+      if (this.worker !== worker) return;
+      const lost = [...this.waiting.values()];
+      this.waiting.clear();
+      this.live.clear();
+      for (const waiting of lost) waiting.reject(new BackendUnavailableError());
+      if (this.closed) return;
+      this.start();
+      this.onRestart();
+    });
+  }
+
+  private call(request: MatcherJob): Promise<unknown> {
+    if (this.closed) return Promise.reject(new BackendUnavailableError());
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.ref();
+      this.worker.postMessage({ ...request, id });
+    });
+  }
+
+  async apply(changes: RuleChange[]): Promise<SetAside[]> {
+    if (changes.length === 0) return [];
+    const setAside = (await this.call({ kind: 'apply', changes })) as SetAside[];
+    const refused = new Set(setAside.map((s) => `${s.index}\u0000${s.id}`));
+    for (const change of changes) {
+      let ids = this.live.get(change.index);
+      if (!ids) this.live.set(change.index, (ids = new Set()));
+      if (change.doc && !refused.has(`${change.index}\u0000${change.id}`)) ids.add(change.id);
+      else ids.delete(change.id);
+    }
+    return setAside;
+  }
+
+  async match(index: string, batch: EventBatch): Promise<RuleMatch[][]> {
+    if (batch.texts.length === 0 || !this.live.get(index)?.size) return batch.texts.map(() => []);
+    return (await this.call({ kind: 'match', index, batch })) as RuleMatch[][];
+  }
+
+  isLive(index: string, id: string): boolean {
+    return this.live.get(index)?.has(id) ?? false;
+  }
+
+  /** Compiled detections cannot cross threads: the matcher thread compiles every document itself. */
+  remember(_index: string, _query: StoredQuery): void {}
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.worker.terminate();
+  }
+}
