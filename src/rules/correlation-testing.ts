@@ -15,6 +15,8 @@ import { checkCorrelation, compileFor, identityPipeline } from './analysis.js';
 import { refsOf, resolveChain } from './correlation-refs.js';
 import { compileExceptions } from './exceptions/matcher.js';
 import { enabledExceptionSpecs } from './exceptions/store.js';
+import { MAX_TEST_WORK, matchingCost, overTestWork, testTooLarge } from './rule-jobs.js';
+import { MAX_EVENT_CHARS } from '../ingest/service.js';
 
 /** Sample events one correlation test takes. */
 export const MAX_CORRELATION_SAMPLES = 10_000;
@@ -47,6 +49,8 @@ export interface CorrelationTester {
   fields: Map<string, Accessor[]>;
   timestamp: Accessor;
   shape: ((event: Record<string, unknown>) => Record<string, unknown>) | null;
+  /** The matching cost per character of text of every referenced rule together (each event meets them all). */
+  cost: number;
 }
 
 export async function compileTester(ctx: AppContext, sigma: SigmaRule, pattern: IndexPatternRow | undefined, selfId = ''): Promise<CorrelationTester> {
@@ -76,6 +80,7 @@ export async function compileTester(ctx: AppContext, sigma: SigmaRule, pattern: 
     fields: fieldAccessors(set, pattern ? pipelineOf(pattern) : identityPipeline()),
     timestamp: makeAccessor(pattern?.timestamp_field ?? '@timestamp'),
     shape: shaperOfPattern(pattern),
+    cost: feeders.reduce((sum, f) => sum + matchingCost(f.matcher), 0),
   };
 }
 
@@ -92,6 +97,12 @@ interface Match {
   refs: string[];
   id: string | number;
   fields: Record<string, unknown>;
+}
+
+/** 413 when matching `event` with every referenced rule could exceed the per-event work budget. */
+function checkWork(tester: CorrelationTester, event: object, what: string): void {
+  const chars = overTestWork(Math.max(1, tester.cost), event);
+  if (chars !== undefined) throw testTooLarge(what, chars, `the referenced rules' matching cost of ${tester.cost.toLocaleString('en-US')}`, 'event');
 }
 
 /** The matches of one event (after the rules' exceptions). */
@@ -150,6 +161,7 @@ export async function testAgainstSamples(tester: CorrelationTester, samples: Rec
       await otherRequestsRun();
       sliceStart = performance.now();
     }
+    checkWork(tester, raw, `sample_log[${i}]`);
     const time = eventTime(tester.timestamp, raw, now) ?? now;
     matches.push(...matchesOf(tester, raw, time.getTime(), i, i));
   }
@@ -168,6 +180,8 @@ export async function testAgainstHistory(
   const matches: Match[] = [];
   let scanned = 0;
   let truncated = false;
+  // A stored event holds at most MAX_EVENT_CHARS of JSON: below this cost none can pass the work budget.
+  const bounded = tester.cost * MAX_EVENT_CHARS > MAX_TEST_WORK;
   await ctx.history.scan(pattern.id, since, until, async (batch) => {
     let sliceStart = performance.now();
     for (const stored of batch) {
@@ -176,6 +190,7 @@ export async function testAgainstHistory(
         sliceStart = performance.now();
       }
       scanned++;
+      if (bounded) checkWork(tester, stored.event, 'a stored event');
       matches.push(...matchesOf(tester, stored.event, stored.eventTime.getTime(), -scanned, stored.id));
     }
     if (scanned >= maxEvents || matches.length >= MAX_HISTORY_MATCHES) truncated = true;

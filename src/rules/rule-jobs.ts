@@ -75,15 +75,25 @@ function parseStored(yaml: string) {
   }
 }
 
+/** A rule's matching cost per character of an event's text (at least 1). */
+export const matchingCost = (matcher: CompiledRule): number => Math.max(1, ruleCost(matcher.ir).matchCost);
+
+/** The characters of text of `event` when matching it at `cost` per character could exceed MAX_TEST_WORK; else undefined. */
+export function overTestWork(cost: number, event: object): number | undefined {
+  const chars = textSize(event, Math.ceil(MAX_TEST_WORK / cost) + 1);
+  return chars * cost > MAX_TEST_WORK ? chars : undefined;
+}
+
+/** The 413 of a test that would match `what` (its text of `chars` characters) at `cost` per character. */
+export function testTooLarge(what: string, chars: number, cost: string, per: 'test' | 'event'): HttpError {
+  return new HttpError(413, `Rule test too large: ${what}'s ${grouped(chars)} characters of text times ${cost} exceed the work budget of ${grouped(MAX_TEST_WORK)} per ${per}`);
+}
+
 /** 413 when testing `matcher` against an event of this much text could exceed MAX_TEST_WORK. */
 export function checkTestWork(matcher: CompiledRule, event: object): void {
-  const cost = Math.max(1, ruleCost(matcher.ir).matchCost);
-  const chars = textSize(event, Math.ceil(MAX_TEST_WORK / cost) + 1);
-  if (chars * cost <= MAX_TEST_WORK) return;
-  throw new HttpError(
-    413,
-    `Rule test too large: the sample's ${grouped(chars)} characters of text times the rule's matching cost of ${grouped(cost)} exceed the work budget of ${grouped(MAX_TEST_WORK)} per test`,
-  );
+  const cost = matchingCost(matcher);
+  const chars = overTestWork(cost, event);
+  if (chars !== undefined) throw testTooLarge('the sample', chars, `the rule's matching cost of ${grouped(cost)}`, 'test');
 }
 
 function runTest(job: Extract<RuleJob, { kind: 'test' }>): TestOutcome {
