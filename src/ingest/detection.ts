@@ -1,7 +1,7 @@
 // Detection on ingest: a batch of accepted events runs through the deployed rules of its index pattern
-// (the backend's percolator, which also says which selections held), then each matched rule's enabled exceptions; every (rule, event) left
-// becomes an alert draft with the rule's metadata, the selections that held, the event's entities and
-// its threat-intel enrichment. Pure reading: nothing is written here.
+// (the backend's percolator, which also says which selections held), then each matched rule's enabled
+// exceptions; every (rule, event) left becomes an alert draft with the rule's metadata, the selections
+// that held, the event's entities and its threat-intel enrichment. Pure reading: nothing is written here.
 import type { Queryable } from '../db/database.js';
 import { percolatorIndexName, type SearchBackend } from '../backends/backend.js';
 import { makeAccessor, type Accessor } from '../sigma/index.js';
