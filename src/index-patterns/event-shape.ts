@@ -4,6 +4,15 @@
 import { eventShaperOf, getPreset, type EventShaper } from '../sigma/index.js';
 import type { IndexPatternRow } from './store.js';
 
+/** Events stored as JSON text, as the preset of their pattern shapes them for the rules. */
+export function shapedEvents(texts: string[], pattern: Pick<IndexPatternRow, 'preset'>): Record<string, unknown>[] {
+  const shape = shaperOfPattern(pattern);
+  return texts.map((text) => {
+    const stored = JSON.parse(text) as Record<string, unknown>;
+    return shape ? shape(stored) : stored;
+  });
+}
+
 export function shaperOfPattern(pattern: Pick<IndexPatternRow, 'preset'> | undefined): EventShaper | null {
   const preset = pattern?.preset ? getPreset(pattern.preset) : undefined;
   return preset ? eventShaperOf(preset) : null;

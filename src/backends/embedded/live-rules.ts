@@ -5,7 +5,7 @@
 // left out and reported back, and the rest load.
 import type { CompiledRule } from '../../sigma/index.js';
 import type { EventBatch, RuleMatch, StoredQuery } from '../backend.js';
-import { shaperOfPattern } from '../../index-patterns/event-shape.js';
+import { shapedEvents } from '../../index-patterns/event-shape.js';
 import { RuleSet } from './rule-set.js';
 import { compileStoredQuery, type StoredQueryDocument } from './stored-query-compiler.js';
 
@@ -108,16 +108,7 @@ export class LocalRules implements LiveRules {
   matchNow(index: string, batch: EventBatch): RuleMatch[][] {
     const set = this.sets.get(index);
     if (!set || set.size === 0) return batch.texts.map(() => []);
-    const shape = shaperOfPattern(batch);
-    return batch.texts.map((text) => {
-      const stored = JSON.parse(text) as Record<string, unknown>;
-      return shape ? shape(stored) : stored;
-    }).map((event) =>
-      set.match(event).map((id) => {
-        const explanation = set.get(id)!.explain(event);
-        return { id, matchedConditions: explanation.matched ? explanation.matchedConditions : [] };
-      }),
-    );
+    return shapedEvents(batch.texts, batch).map((event) => set.match(event).map((id) => ({ id, matchedConditions: set.matchedConditions(id, event) })));
   }
 
   isLive(index: string, id: string): boolean {

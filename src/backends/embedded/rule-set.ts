@@ -1,6 +1,6 @@
 // The live detections of one percolator index in this process: stored-query id → compiled rule,
 // matched through the engine's candidate index so each event only evaluates rules that can match.
-import { RuleIndex, type CompiledRule } from '../../sigma/index.js';
+import { RuleIndex, type CompiledRule, type Explanation } from '../../sigma/index.js';
 
 export class RuleSet {
   private readonly index = new RuleIndex<string>();
@@ -27,6 +27,12 @@ export class RuleSet {
   /** The live compiled rule of a stored query (to explain a match). */
   get(id: string): CompiledRule | undefined {
     return this.rules.get(id);
+  }
+
+  /** For an event the stored query matched: each selection that held, with its values; empty when it is not live. */
+  matchedConditions(id: string, event: object): Explanation['matchedConditions'] {
+    const explanation = this.rules.get(id)?.explain(event);
+    return explanation?.matched ? explanation.matchedConditions : [];
   }
 
   has(id: string): boolean {

@@ -11,7 +11,7 @@ import type { Database, Queryable } from '../../db/database.js';
 import { badRequest } from '../../http/errors.js';
 import { BackendUnavailableError, type EventBatch, type RuleMatch, type SearchBackend, type StoredQuery } from '../backend.js';
 import { EmbeddedBackend } from '../embedded/embedded-backend.js';
-import { shaperOfPattern } from '../../index-patterns/event-shape.js';
+import { shapedEvents } from '../../index-patterns/event-shape.js';
 import { openSearchClient, send } from './client.js';
 import { EventProjection, fieldsOf, noFieldUse } from './document.js';
 import { inexpressible, percolatorDocumentOf } from './percolator-document.js';
@@ -156,19 +156,10 @@ export class OpenSearchBackend implements SearchBackend {
   }
 
   async match(index: string, batch: EventBatch): Promise<RuleMatch[][]> {
-    const shape = shaperOfPattern(batch);
-    const events = batch.texts.map((text) => {
-      const stored = JSON.parse(text) as Record<string, unknown>;
-      return shape ? shape(stored) : stored;
-    });
+    const events = shapedEvents(batch.texts, batch);
     const hits = await this.percolate(index, events);
     const set = await this.local.ruleSet(index);
-    return hits.map((ids, i) =>
-      ids.map((id) => {
-        const explanation = set?.get(id)?.explain(events[i]);
-        return { id, matchedConditions: explanation?.matched ? explanation.matchedConditions : [] };
-      }),
-    );
+    return hits.map((ids, i) => ids.map((id) => ({ id, matchedConditions: set?.matchedConditions(id, events[i]) ?? [] })));
   }
 
   async hasStoredQuery(index: string, id: string): Promise<boolean> {
