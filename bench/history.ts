@@ -21,7 +21,7 @@ const RULE = 'rules/windows/process_access/proc_access_win_lsass_memdump.yml';
 const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
 const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
 
-/** Loads `count` events over the 7 days before now into the pattern, by SQL; answers the wall time. */
+/** Loads `count` events over the 7 days before now into the pattern, by SQL, in blocks of 1,000 as ingest stores them; answers the wall time. */
 export async function loadHistory(db: Queryable, patternId: string, corpus: string, count: number): Promise<number> {
   const t0 = performance.now();
   const templates = fleetEvents(corpus, TEMPLATES, { seed: 21 });
@@ -33,11 +33,16 @@ export async function loadHistory(db: Queryable, patternId: string, corpus: stri
     const to = Math.min(count, from + CHUNK - 1);
     // Event g: template g mod TEMPLATES with its own record id, at now - g/count of 7 days (1 s inside the range).
     await db.query(
-      `INSERT INTO events (id, index_pattern_id, event_time, event_hash, event)
-       SELECT gen_random_uuid(), $1::uuid, now() - make_interval(secs => 1 + (g::float8 * ($4::float8 - 2)) / $5::float8),
-              encode(sha256(convert_to($1::text || ':' || g, 'UTF8')), 'hex'),
-              t.event || jsonb_build_object('EventRecordID', g)
-         FROM generate_series($2::integer, $3::integer) AS g JOIN bench_templates t ON t.n = g % ${TEMPLATES}`,
+      `WITH e AS (
+         SELECT g, now() - make_interval(secs => 1 + (g::float8 * ($4::float8 - 2)) / $5::float8) AS at,
+                encode(sha256(convert_to($1::text || ':' || g, 'UTF8')), 'hex') AS hash,
+                t.event || jsonb_build_object('EventRecordID', g) AS event
+           FROM generate_series($2::integer, $3::integer) AS g JOIN bench_templates t ON t.n = g % ${TEMPLATES}),
+       hashes AS (INSERT INTO event_hashes (index_pattern_id, event_hash) SELECT $1::uuid, hash FROM e)
+       INSERT INTO event_blocks (index_pattern_id, first_time, last_time, event_count, times, hashes, events)
+       SELECT $1::uuid, min(at), max(at), count(*), json_agg((extract(epoch FROM at) * 1000)::float8 ORDER BY at DESC),
+              json_agg(hash ORDER BY at DESC), json_agg(event ORDER BY at DESC)
+         FROM e GROUP BY g / 1000`,
       [patternId, from, to, span, count],
     );
   }

@@ -1,8 +1,11 @@
-// The embedded database: PostgreSQL compiled to WebAssembly (PGlite), kept in a data directory or in memory.
-// One process at a time may open a data directory; see data-dir-lock.ts.
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+// The embedded database: PostgreSQL compiled to WebAssembly (PGlite), kept in a data directory or in
+// memory. It runs on a thread of its own (pglite-worker.ts), so the statements of one request execute
+// while this thread parses, checks and answers others: storing events and handling requests use both
+// cores. One process at a time may open a data directory; see data-dir-lock.ts.
+import { Worker } from 'node:worker_threads';
+import { workerEntry } from '../threads/worker-entry.js';
 import { checkChannel, type Database, type Queryable, type Row } from './database.js';
+import type { DatabaseReply, DatabaseRequest, DatabaseThreadData } from './pglite-worker.js';
 
 export interface PgliteOptions {
   /** Directory for the database files; omit for an in-memory database. */
@@ -11,56 +14,112 @@ export interface PgliteOptions {
   loadDataDir?: Blob;
 }
 
-/**
- * json parameters (stored events, alerts' events) are sent as their UTF-8 bytes in the binary format,
- * which for json is the text itself: PGlite's text path measures each string's UTF-8 length in a
- * JavaScript loop, a tenth of the service's time when it stores events. Only for json: PGlite also runs
- * an element's serializer for array parameters and expects text back, and no query passes json[].
- */
-const utf8Json = (value: unknown): Uint8Array =>
-  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
-const JSON_OID = 114;
+type Waiting = { resolve(value: unknown): void; reject(error: Error): void };
+
+/** A database error as the thread sent it: an Error carrying PostgreSQL's fields (code, detail, ...). */
+function rebuilt(fields: Record<string, unknown>): Error {
+  const { message, name, ...rest } = fields;
+  const error = Object.assign(new Error(String(message)), rest);
+  if (typeof name === 'string' && name !== 'Error') error.name = name;
+  return error;
+}
 
 export async function openPglite(options: PgliteOptions = {}): Promise<Database & { dump(): Promise<Blob> }> {
-  const lite = await PGlite.create({
-    dataDir: options.dataDir,
-    loadDataDir: options.loadDataDir,
-    // Trigram indexes (alert search); a data directory that has used them needs the extension loaded.
-    extensions: { pg_trgm },
-    // Counts and other int8 values as numbers, like the PostgreSQL adapter.
-    parsers: { 20: (value: string) => Number(value) },
-    // Typed as answering text, but PGlite sends any byte array it is given as a binary parameter.
-    serializers: { [JSON_OID]: utf8Json } as unknown as Record<number, (value: unknown) => string>,
-    // Checkpoints before the write-ahead log passes 256 MB (the default 1 GB kept 1.5 GB of log beside
-    // 1.8 GB of data after a million events).
-    startParams: [...PGlite.defaultStartParams, '-c', 'max_wal_size=256MB', '-c', 'min_wal_size=64MB'],
+  const data: DatabaseThreadData = { dataDir: options.dataDir, loadDataDir: options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined };
+  const { source, eval: evaluated } = workerEntry(import.meta.url, 'pglite-worker');
+  const worker = new Worker(source, { eval: evaluated, workerData: data, transferList: data.loadDataDir ? [data.loadDataDir] : [] });
+  const waiting = new Map<number, Waiting>();
+  const listeners = new Map<string, Set<() => void>>();
+  let nextId = 1;
+  let nextTx = 1;
+  let stopped: Error | undefined;
+
+  await new Promise<void>((ready, failed) => {
+    worker.on('message', (reply: DatabaseReply) => {
+      if ('ready' in reply) return ready();
+      if ('failedToOpen' in reply) return failed(rebuilt(reply.failedToOpen));
+      if ('notify' in reply) {
+        for (const onNotify of listeners.get(reply.notify) ?? []) onNotify();
+        return;
+      }
+      const call = waiting.get(reply.id);
+      if (!call) return;
+      waiting.delete(reply.id);
+      // An idle database thread does not keep the process alive (as PGlite in this thread would not).
+      if (waiting.size === 0) worker.unref();
+      if (reply.failure) call.reject(rebuilt(reply.failure));
+      else call.resolve(reply.result);
+    });
+    worker.on('error', (error) => failed(error));
+    worker.on('exit', () => {
+      stopped ??= new Error('the embedded database thread has stopped');
+      failed(stopped);
+      for (const call of waiting.values()) call.reject(stopped);
+      waiting.clear();
+    });
   });
-  const run = async <T extends Row>(target: Pick<PGlite, 'query'>, sql: string, params: readonly unknown[] = []) =>
-    (await target.query<T>(sql, params as unknown[])).rows;
+  worker.unref();
+
+  const call = (request: DatabaseRequest): Promise<unknown> => {
+    if (stopped) return Promise.reject(stopped);
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      waiting.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ ...request, id });
+    });
+  };
+  const query = <T extends Row>(sql: string, params: readonly unknown[] = [], tx?: number) => call({ op: 'query', sql, params: params as unknown[], tx }) as Promise<T[]>;
 
   return {
     kind: 'pglite',
-    query: (sql, params) => run(lite, sql, params),
+    query: (sql, params) => query(sql, params),
     async exec(sql) {
-      await lite.exec(sql);
+      await call({ op: 'exec', sql });
     },
-    transaction(work) {
-      return lite.transaction((tx) => {
-        const scoped: Queryable = { query: (sql, params) => run(tx, sql, params) };
-        return work(scoped);
-      });
+    async transaction(work) {
+      // Begun without waiting: the thread holds this transaction's statements until it has started.
+      const tx = nextTx++;
+      void call({ op: 'begin', tx }).catch(() => {});
+      const scoped: Queryable = { query: (sql, params) => query(sql, params, tx) };
+      let result;
+      try {
+        result = await work(scoped);
+      } catch (error) {
+        await call({ op: 'end', tx, commit: false }).catch(() => {});
+        throw error;
+      }
+      await call({ op: 'end', tx, commit: true });
+      return result;
     },
     async listen(channel, onNotify) {
-      const unlisten = await lite.listen(checkChannel(channel), () => onNotify());
+      checkChannel(channel);
+      let set = listeners.get(channel);
+      if (!set) {
+        set = new Set();
+        listeners.set(channel, set);
+        await call({ op: 'listen', channel });
+      }
+      const mine = () => onNotify();
+      set.add(mine);
       return async () => {
-        if (!lite.closed) await unlisten();
+        set.delete(mine);
+        if (set.size > 0 || listeners.get(channel) !== set) return;
+        listeners.delete(channel);
+        if (!stopped) await call({ op: 'unlisten', channel });
       };
     },
     async close() {
-      await lite.close();
+      if (stopped) return;
+      try {
+        await call({ op: 'close' });
+      } finally {
+        stopped = new Error('the embedded database is closed');
+        await worker.terminate();
+      }
     },
     async dump() {
-      return (await lite.dumpDataDir('none')) as Blob;
+      return new Blob([(await call({ op: 'dump' })) as ArrayBuffer]);
     },
   };
 }

@@ -67,7 +67,7 @@ export async function foldEventCounts(db: Queryable): Promise<void> {
 /**
  * Stored events: all, and those received in the last 24 hours (a rolling window ending now). Whole
  * hours come from the hourly counts; the partial hour where the window starts is counted from the
- * events themselves (through the received_at index), so the figure is exact.
+ * events themselves (the event blocks received then, through their received_at index), so the figure is exact.
  */
 export async function eventCounts(db: Queryable): Promise<{ total: number; last_24h: number }> {
   const [{ deltas }] = await db.query<{ deltas: number }>(
@@ -78,7 +78,7 @@ export async function eventCounts(db: Queryable): Promise<{ total: number; last_
     `WITH bounds AS (SELECT now() - interval '24 hours' AS since, date_trunc('hour', now() - interval '24 hours', 'UTC') + interval '1 hour' AS whole)
      SELECT (SELECT coalesce(sum(n), 0)::bigint FROM event_counts) AS total,
        (SELECT coalesce(sum(n), 0)::bigint FROM event_counts, bounds WHERE hour >= bounds.whole)
-         + (SELECT count(*) FROM events, bounds WHERE received_at > bounds.since AND received_at < bounds.whole) AS last_24h`,
+         + (SELECT coalesce(sum(event_count), 0)::bigint FROM event_blocks, bounds WHERE received_at > bounds.since AND received_at < bounds.whole) AS last_24h`,
   );
   return { total: Number(row.total), last_24h: Number(row.last_24h) };
 }

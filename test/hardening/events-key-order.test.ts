@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { describeEachDatabase, type Client } from '../helpers/service.js';
 import { countRows, createRule, equalsRule, ingest, setUpTeam, type CreatedPattern } from '../rules/fixtures.js';
 import { migrate } from '../../src/db/migrate.js';
+import type { Database } from '../../src/db/database.js';
 
 /** The same value with every object's keys in reverse order. */
 function reversedKeys(value: unknown): unknown {
@@ -18,6 +19,24 @@ function reversedKeys(value: unknown): unknown {
 
 /** The key events had before canonical keys: the hash of the text as received. */
 const legacyHash = (event: unknown) => createHash('sha256').update(JSON.stringify(event)).digest('hex');
+
+/**
+ * Puts the stored events back as they were kept before the canonical key and the event blocks (one row
+ * per event in an `events` table) and forgets both migrations, so the next migrate() runs them as an
+ * upgrade would (the hourly counts are left as they are: they count the same events).
+ */
+async function toRowsBeforeCanonicalKeys(db: Database): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query(`CREATE TABLE events_before AS SELECT gen_random_uuid() AS id, index_pattern_id, event_time, received_at, event_hash, event FROM events`);
+    await tx.query(`DROP VIEW events`);
+    await tx.query(`DROP TABLE event_blocks, event_hashes`);
+    await tx.query(`DROP TRIGGER index_patterns_drop_event_hashes ON index_patterns`);
+    for (const fn of ['drop_pattern_event_hashes', 'count_inserted_event_blocks', 'count_updated_event_blocks', 'count_deleted_event_blocks']) await tx.query(`DROP FUNCTION ${fn}()`);
+    await tx.query(`ALTER TABLE events_before RENAME TO events`);
+    await tx.query(`CREATE UNIQUE INDEX events_pattern_hash_idx ON events (index_pattern_id, event_hash)`);
+    await tx.query(`DELETE FROM schema_migrations WHERE version IN (12, 15)`);
+  });
+}
 
 /** An event that exercises the canonical text: nesting, arrays of objects, integer-like keys, keys
  * beyond the Basic Multilingual Plane and in the private-use area (UTF-16 and code-point order differ),
@@ -76,28 +95,28 @@ describeEachDatabase('events with their keys in another order', (ctx) => {
     // allowed), each with its alert, all keyed by the hash of the text as received.
     const event = { ...trickyEvent('legacy'), case: 'key-order', tag: 'legacy' };
     const other = reversedKeys(event);
-    const legacy = async (sent: unknown) => {
-      const response = await ingest(ctx.service, pattern, [sent]);
-      assert.equal(response.statusCode, 200, response.body);
-      for (const table of ['events', 'alerts']) {
-        await ctx.service.db.query(`UPDATE ${table} SET event_hash = $1 WHERE index_pattern_id = $2 AND event->>'tag' = 'legacy' AND event_hash <> $1 AND event_hash NOT LIKE 'legacy:%'`, [
-          `legacy:${legacyHash(sent)}`,
-          pattern.id,
-        ]);
-      }
-    };
-    await legacy(event);
-    await legacy(other);
-    // The marker keeps the two legacy rows apart while the second is ingested; the real legacy key is the bare hash.
-    for (const table of ['events', 'alerts']) await ctx.service.db.query(`UPDATE ${table} SET event_hash = substr(event_hash, 8) WHERE event_hash LIKE 'legacy:%'`);
-    const legacyRows = await ctx.service.db.query<{ event_hash: string }>(`SELECT event_hash FROM events WHERE event->>'tag' = 'legacy' ORDER BY received_at`);
+    const response = await ingest(ctx.service, pattern, [event]);
+    assert.equal(response.statusCode, 200, response.body);
+    await toRowsBeforeCanonicalKeys(ctx.service.db);
+    const db = ctx.service.db;
+    await db.query(`UPDATE events SET event_hash = $1 WHERE event->>'tag' = 'legacy'`, [legacyHash(event)]);
+    await db.query(
+      `INSERT INTO events (id, index_pattern_id, event_time, received_at, event_hash, event)
+         SELECT gen_random_uuid(), index_pattern_id, event_time, received_at + interval '1 second', $1, $2::json FROM events WHERE event->>'tag' = 'legacy'`,
+      [legacyHash(other), JSON.stringify(other)],
+    );
+    await db.query(`UPDATE alerts SET event_hash = $1 WHERE event->>'tag' = 'legacy'`, [legacyHash(event)]);
+    await db.query(`CREATE TEMPORARY TABLE legacy_alert AS SELECT * FROM alerts WHERE event->>'tag' = 'legacy'`);
+    await db.query(`UPDATE legacy_alert SET id = gen_random_uuid(), event_hash = $1, event = $2::jsonb, created_at = created_at + interval '1 second'`, [legacyHash(other), JSON.stringify(other)]);
+    await db.query(`INSERT INTO alerts SELECT * FROM legacy_alert`);
+    await db.query(`DROP TABLE legacy_alert`);
+    const legacyRows = await db.query<{ event_hash: string }>(`SELECT event_hash FROM events WHERE event->>'tag' = 'legacy' ORDER BY received_at`);
     assert.deepEqual(legacyRows.map((r) => r.event_hash), [legacyHash(event), legacyHash(other)]);
     const count = (table: string) => countRows(ctx.service, `${table} WHERE event->>'tag' = 'legacy'`, []);
     assert.equal(await count('events'), 2);
     assert.equal(await count('alerts'), 2);
 
-    await ctx.service.db.query('DELETE FROM schema_migrations WHERE version = 12');
-    assert.deepEqual(await migrate(ctx.service.db), [12]);
+    assert.deepEqual(await migrate(db), [12, 15]);
 
     for (const sent of [event, other, reversedKeys(reversedKeys(other))]) {
       const response = await ingest(ctx.service, pattern, [sent]);
@@ -111,10 +130,10 @@ describeEachDatabase('events with their keys in another order', (ctx) => {
   test('an alert whose event is gone (retention) is re-keyed from its own copy of the event', async () => {
     const event = { zeta: { b: 'two', a: ['x', { d: 4, c: 3 }] }, case: 'key-order', tag: 'retained', host: { name: 'ws-07' } };
     assert.equal((await ingest(ctx.service, pattern, [event])).data.alerts_created, 1);
+    await toRowsBeforeCanonicalKeys(ctx.service.db);
     await ctx.service.db.query(`DELETE FROM events WHERE event->>'tag' = 'retained'`);
     await ctx.service.db.query(`UPDATE alerts SET event_hash = $1 WHERE event->>'tag' = 'retained'`, [legacyHash(event)]);
-    await ctx.service.db.query('DELETE FROM schema_migrations WHERE version = 12');
-    assert.deepEqual(await migrate(ctx.service.db), [12]);
+    assert.deepEqual(await migrate(ctx.service.db), [12, 15]);
     const response = await ingest(ctx.service, pattern, [reversedKeys(event)]);
     assert.equal(response.statusCode, 200, response.body);
     assert.equal(response.data.alerts_created, 0);

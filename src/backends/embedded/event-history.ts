@@ -1,78 +1,174 @@
-// Event history in the database: events per index pattern, deduplicated by content hash, scanned
-// newest first by keyset pagination in bounded batches so a 7-day search never loads everything. Each
-// batch walks the (pattern, time, id) index from the previous batch's last row, so a scan reads every
-// event once (linear in the range, not quadratic).
-import { randomUUID } from 'node:crypto';
+// Event history in the database, in blocks (migration 15): the new events a chunk stores are one row of
+// event_blocks (newest first), and event_hashes holds each stored event's idempotency key so the same
+// event is never kept twice. A scan visits blocks newest first by their latest event, one block per
+// query by keyset pagination over (last_time, id), so a 7-day search reads each block once and holds
+// one in memory. Retention drops blocks whose events are all past it and trims the ones it cuts through.
 import type { Database, Queryable } from '../../db/database.js';
 import type { EventHistory, HistoryEvent, StoredEventInput } from '../backend.js';
 
-const BATCH = 500;
+/** Most events in one block, and most characters of event JSON (a block is one value in one row). */
+const BLOCK_EVENTS = 1000;
+const BLOCK_CHARS = 8 * 1024 * 1024;
+/** Blocks dropped or trimmed per statement by retention (the embedded database is held only that long). */
+const PURGE_BLOCKS = 50;
 /**
  * Each batch is read through the history index whatever the table's statistics say: the embedded
  * database never gathers statistics by itself, and with stale ones (a table analysed while small) the
- * planner reads the whole range and sorts it for every batch, holding the database for seconds.
+ * planner may read the whole range and sort it for every batch.
  */
 const INDEX_ORDER_ONLY = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`;
+
+/** An event as a block keeps it: its time (epoch ms), its key and its JSON text. */
+interface BlockEvent {
+  time: Date;
+  hash: string;
+  json: string;
+}
+
+/** The values of a block's columns first_time … events for `events` (newest first). */
+function blockValues(events: BlockEvent[]): unknown[] {
+  const times = events.map((e) => e.time.getTime());
+  return [new Date(Math.min(...times)), new Date(Math.max(...times)), events.length, JSON.stringify(times), JSON.stringify(events.map((e) => e.hash)), `[${events.map((e) => e.json).join(',')}]`];
+}
+
+/** Keeps only `events` in block `id` (none: the block goes). The hourly counts follow by trigger. */
+async function rewriteBlock(tx: Queryable, id: string, events: BlockEvent[]): Promise<void> {
+  if (events.length === 0) await tx.query(`DELETE FROM event_blocks WHERE id = $1`, [id]);
+  else await tx.query(`UPDATE event_blocks SET first_time = $2, last_time = $3, event_count = $4, times = $5, hashes = $6, events = $7 WHERE id = $1`, [id, ...blockValues(events)]);
+}
+
+/** The chunk's new events, newest first, cut into blocks. */
+function blocksOf(events: StoredEventInput[]): StoredEventInput[][] {
+  const sorted = [...events].sort((a, b) => b.time.getTime() - a.time.getTime());
+  const blocks: StoredEventInput[][] = [];
+  let block: StoredEventInput[] = [];
+  let chars = 0;
+  for (const event of sorted) {
+    if (block.length > 0 && (block.length === BLOCK_EVENTS || chars + event.json.length > BLOCK_CHARS)) {
+      blocks.push(block);
+      block = [];
+      chars = 0;
+    }
+    block.push(event);
+    chars += event.json.length;
+  }
+  if (block.length > 0) blocks.push(block);
+  return blocks;
+}
+
+type BlockRow = { id: string; at: string; times: string; hashes: string; events: string };
 
 export class DatabaseEventHistory implements EventHistory {
   constructor(private readonly db: Database) {}
 
   async store(tx: Queryable, patternId: string, events: StoredEventInput[]): Promise<Set<string>> {
+    // An event repeated in `events` is kept once (its first occurrence).
+    const seen = new Set<string>();
+    const unique = events.filter((e) => !seen.has(e.hash) && seen.add(e.hash));
     const stored = new Set<string>();
-    for (let i = 0; i < events.length; i += BATCH) {
-      const slice = events.slice(i, i + BATCH);
-      const params: unknown[] = [];
-      const values = slice.map((e) => {
-        params.push(randomUUID(), patternId, e.time, e.hash, e.json);
-        const n = params.length;
-        return `($${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
-      });
-      const rows = await tx.query<{ event_hash: string }>(
-        `INSERT INTO events (id, index_pattern_id, event_time, event_hash, event) VALUES ${values.join(', ')}
-         ON CONFLICT (index_pattern_id, event_hash) DO NOTHING RETURNING event_hash`,
-        params,
+    for (const block of blocksOf(unique)) {
+      // The block and its keys in one statement; keys already stored (a re-delivery) come back missing
+      // from `fresh`, and the block is then rewritten without their events.
+      const [row] = await tx.query<{ block: string; fresh: string }>(
+        `WITH block AS (
+           INSERT INTO event_blocks (index_pattern_id, first_time, last_time, event_count, times, hashes, events) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id),
+         fresh AS (
+           INSERT INTO event_hashes (index_pattern_id, event_hash) SELECT $1, unnest($8::text[]) ON CONFLICT DO NOTHING RETURNING event_hash)
+         SELECT (SELECT id::text FROM block) AS block, (SELECT coalesce(json_agg(event_hash), '[]') FROM fresh)::text AS fresh`,
+        [patternId, ...blockValues(block), block.map((e) => e.hash)],
       );
-      for (const r of rows) stored.add(r.event_hash);
+      const fresh = new Set(JSON.parse(row.fresh) as string[]);
+      for (const hash of fresh) stored.add(hash);
+      if (fresh.size < block.length) await rewriteBlock(tx, row.block, block.filter((e) => fresh.has(e.hash)));
     }
     return stored;
   }
 
   async scan(patternId: string, since: Date, until: Date, visit: (batch: HistoryEvent[]) => Promise<boolean> | boolean): Promise<void> {
     // The cursor's time is the database's own text of it: microseconds, which a Date would round off.
-    let cursor: { time: string; id: string } | null = null;
+    let cursor: { at: string; id: string } | null = null;
+    const columns = 'id::text AS id, last_time::text AS at, times::text AS times, hashes::text AS hashes, events::text AS events';
     for (;;) {
-      type Row = { id: string; event_time: Date; at: string; event: Record<string, unknown> };
-      const rows: Row[] = await this.db.transaction(async (tx) => {
+      const rows: BlockRow[] = await this.db.transaction(async (tx) => {
         await tx.query(INDEX_ORDER_ONLY);
         return cursor
-          ? await tx.query<Row>(
-              `SELECT id, event_time, event_time::text AS at, event FROM events
-                WHERE index_pattern_id = $1 AND event_time > $2 AND (event_time, id) < ($3::timestamptz, $4::uuid)
-                ORDER BY event_time DESC, id DESC LIMIT ${BATCH}`,
-              [patternId, since, cursor.time, cursor.id],
+          ? await tx.query<BlockRow>(
+              `SELECT ${columns} FROM event_blocks
+                WHERE index_pattern_id = $1 AND last_time > $2 AND first_time <= $3 AND (last_time, id) < ($4::timestamptz, $5::bigint)
+                ORDER BY last_time DESC, id DESC LIMIT 1`,
+              [patternId, since, until, cursor.at, cursor.id],
             )
-          : await tx.query<Row>(
-              `SELECT id, event_time, event_time::text AS at, event FROM events
-                WHERE index_pattern_id = $1 AND event_time > $2 AND event_time <= $3
-                ORDER BY event_time DESC, id DESC LIMIT ${BATCH}`,
+          : await tx.query<BlockRow>(
+              `SELECT ${columns} FROM event_blocks
+                WHERE index_pattern_id = $1 AND last_time > $2 AND first_time <= $3
+                ORDER BY last_time DESC, id DESC LIMIT 1`,
               [patternId, since, until],
             );
       });
       if (rows.length === 0) return;
-      const keepGoing = await visit(rows.map((r) => ({ id: r.id, eventTime: r.event_time, event: r.event })));
-      if (keepGoing === false || rows.length < BATCH) return;
-      const last = rows[rows.length - 1];
-      cursor = { time: last.at, id: last.id };
-      // Let other requests run between batches.
+      const [block] = rows;
+      const batch = eventsIn(block, since.getTime(), until.getTime());
+      if (batch.length > 0 && (await visit(batch)) === false) return;
+      cursor = { at: block.at, id: block.id };
+      // Let other requests run between blocks.
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
   async purge(patternId: string, retentionDays: number): Promise<number> {
-    const rows = await this.db.query(
-      `DELETE FROM events WHERE index_pattern_id = $1 AND event_time < now() - make_interval(days => $2) RETURNING id`,
-      [patternId, retentionDays],
-    );
-    return rows.length;
+    const [{ cutoff }] = await this.db.query<{ cutoff: Date }>(`SELECT now() - make_interval(days => $1) AS cutoff`, [retentionDays]);
+    let removed = 0;
+    for (;;) {
+      const [{ n }] = await this.db.query<{ n: number }>(
+        `WITH doomed AS (
+           DELETE FROM event_blocks WHERE id IN (SELECT id FROM event_blocks WHERE index_pattern_id = $1 AND last_time < $2 LIMIT ${PURGE_BLOCKS})
+           RETURNING hashes, event_count),
+         gone AS (DELETE FROM event_hashes WHERE index_pattern_id = $1 AND event_hash IN (SELECT json_array_elements_text(hashes) FROM doomed))
+         SELECT coalesce(sum(event_count), 0)::int AS n FROM doomed`,
+        [patternId, cutoff],
+      );
+      removed += n;
+      if (n === 0) break;
+    }
+    for (;;) {
+      const trimmed = await this.db.transaction(async (tx) => {
+        const blocks = await tx.query<BlockRow>(
+          `SELECT id::text AS id, last_time::text AS at, times::text AS times, hashes::text AS hashes, events::text AS events FROM event_blocks
+            WHERE index_pattern_id = $1 AND first_time < $2 LIMIT ${PURGE_BLOCKS} FOR UPDATE`,
+          [patternId, cutoff],
+        );
+        let dropped = 0;
+        for (const block of blocks) dropped += await trim(tx, patternId, block, cutoff.getTime());
+        return { blocks: blocks.length, dropped };
+      });
+      removed += trimmed.dropped;
+      if (trimmed.blocks < PURGE_BLOCKS || trimmed.dropped === 0) break;
+    }
+    return removed;
   }
+}
+
+/** The events of a block with their time in (since, until], in the block's order (newest first). */
+function eventsIn(block: BlockRow, since: number, until: number): HistoryEvent[] {
+  const times = JSON.parse(block.times) as number[];
+  const hashes = JSON.parse(block.hashes) as string[];
+  const events = JSON.parse(block.events) as Record<string, unknown>[];
+  const batch: HistoryEvent[] = [];
+  for (let i = 0; i < events.length; i++) {
+    if (times[i] > since && times[i] <= until) batch.push({ id: hashes[i], eventTime: new Date(times[i]), event: events[i] });
+  }
+  return batch;
+}
+
+/** Drops a block's events older than `cutoff` (all of them: the block goes); answers how many. */
+async function trim(tx: Queryable, patternId: string, block: BlockRow, cutoff: number): Promise<number> {
+  const times = JSON.parse(block.times) as number[];
+  const hashes = JSON.parse(block.hashes) as string[];
+  const gone = hashes.filter((_, i) => times[i] < cutoff);
+  if (gone.length === 0) return 0;
+  const events = JSON.parse(block.events) as unknown[];
+  const kept = times.flatMap((t, i) => (t >= cutoff ? [{ time: new Date(t), hash: hashes[i], json: JSON.stringify(events[i]) }] : []));
+  await rewriteBlock(tx, block.id, kept);
+  await tx.query(`DELETE FROM event_hashes WHERE index_pattern_id = $1 AND event_hash = ANY($2::text[])`, [patternId, gone]);
+  return gone.length;
 }

@@ -13,6 +13,7 @@ import { sql as sso } from './011-sso.js';
 import { sql as canonicalEventHash } from './012-canonical-event-hash.js';
 import { sql as alertStatusSeverityIndex } from './013-alert-status-severity-index.js';
 import { sql as correlationRules } from './014-correlation-rules.js';
+import { sql as eventBlocks } from './015-event-blocks.js';
 
 export interface Migration {
   version: number;
@@ -35,4 +36,5 @@ export const migrations: Migration[] = [
   { version: 12, name: 'canonical event hash', sql: canonicalEventHash },
   { version: 13, name: 'alert status severity index', sql: alertStatusSeverityIndex },
   { version: 14, name: 'correlation rules', sql: correlationRules },
+  { version: 15, name: 'event blocks', sql: eventBlocks },
 ];
