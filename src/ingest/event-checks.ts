@@ -22,28 +22,17 @@ export function eventTime(timestampField: Accessor, event: Record<string, unknow
   return date;
 }
 
-const unstorable = (text: string): string | null =>
-  text.includes('\u0000') ? 'the event contains NUL characters, which cannot be stored'
-  : !text.isWellFormed() ? 'the event contains a lone UTF-16 surrogate (invalid Unicode), which cannot be stored'
-  : null;
+/**
+ * An escape JSON.stringify writes only for text the database cannot hold: `\u0000` (NUL) and `\udXXX`
+ * with XXX from 800 (a lone UTF-16 surrogate; a valid pair is written as its characters). An escape
+ * counts only after an even number of backslashes (`\\u0000` is a backslash followed by "u0000").
+ */
+const UNSTORABLE_ESCAPE = /(?<!\\)(?:\\\\)*\\u(0000|d[89a-f][0-9a-f]{2})/;
 
-/** Why the database cannot hold the event's text, or null when it can. */
-export function unstorableText(event: unknown): string | null {
-  const stack: unknown[] = [event];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (typeof value === 'string') {
-      const problem = unstorable(value);
-      if (problem) return problem;
-    } else if (Array.isArray(value)) {
-      for (const item of value) stack.push(item);
-    } else if (value !== null && typeof value === 'object') {
-      for (const key in value) {
-        const problem = unstorable(key);
-        if (problem) return problem;
-        stack.push((value as Record<string, unknown>)[key]);
-      }
-    }
-  }
-  return null;
+/** Why the database cannot hold an event, from `json`, its JSON.stringify text (keys included); null when it can. */
+export function unstorableJson(json: string): string | null {
+  if (!json.includes('\\u')) return null;
+  const found = UNSTORABLE_ESCAPE.exec(json);
+  if (!found) return null;
+  return found[1] === '0000' ? 'the event contains NUL characters, which cannot be stored' : 'the event contains a lone UTF-16 surrogate (invalid Unicode), which cannot be stored';
 }

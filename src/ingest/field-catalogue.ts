@@ -21,9 +21,15 @@ export function fieldPaths(event: Record<string, unknown>): string[] {
   return [...out];
 }
 
-export async function recordFields(tx: Queryable, patternId: string, events: Record<string, unknown>[]): Promise<void> {
+/** How many of `events` carry each field. */
+export function countFields(events: Record<string, unknown>[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const event of events) for (const path of fieldPaths(event)) counts.set(path, (counts.get(path) ?? 0) + 1);
+  return counts;
+}
+
+/** Adds `counts` (from countFields) to the pattern's catalogue. */
+export async function recordFields(tx: Queryable, patternId: string, counts: Map<string, number>): Promise<void> {
   if (counts.size === 0) return;
   const fields = [...counts.keys()];
   await tx.query(

@@ -13,9 +13,9 @@ import { insertAlerts } from '../alerts/store.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
 import { MAX_EVENT_DEPTH, makeAccessor, nestedTooDeep } from '../sigma/index.js';
 import { detect, type AcceptedEvent, type Detection } from './detection.js';
-import { eventTime, unstorableText } from './event-checks.js';
+import { eventTime, unstorableJson } from './event-checks.js';
 import { eventHash } from './event-hash.js';
-import { recordFields } from './field-catalogue.js';
+import { countFields, recordFields } from './field-catalogue.js';
 import { correlationPlan } from '../correlation/plan.js';
 import { correlate } from '../correlation/correlate.js';
 import { forgetStates } from '../correlation/states.js';
@@ -45,12 +45,12 @@ export type IngestContext = Pick<AppContext, 'db' | 'backend' | 'history' | 'enr
 /** Checks one event; answers it ready to store, or the reason it is refused. */
 function accept(pattern: IndexPatternRow, timestampField: ReturnType<typeof makeAccessor>, event: Record<string, unknown>, now: Date): AcceptedEvent | string {
   if (nestedTooDeep(event)) return `the event is nested deeper than ${MAX_EVENT_DEPTH} levels`;
-  const problem = unstorableText(event);
-  if (problem) return problem;
   const time = eventTime(timestampField, event, now);
   if (!time) return `the timestamp in '${pattern.timestamp_field}' is out of range (years 1 to 9999)`;
   const json = JSON.stringify(event);
   if (json.length > MAX_EVENT_CHARS) return `the event is larger than ${MAX_EVENT_CHARS / 1024 / 1024} MiB of JSON`;
+  const problem = unstorableJson(json);
+  if (problem) return problem;
   return { time, hash: eventHash(event, json), json, event };
 }
 
@@ -92,7 +92,9 @@ export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow,
     const detection = detect(ctx.db, ctx.backend, ctx.enricher, pattern, accepted);
     // Awaited in turn below; a chunk never reached (an earlier one failed) must not fail unobserved.
     detection.catch(() => {});
-    return { accepted, indexes, refused, detection };
+    // Counted before the chunk's transaction, which then holds the database for the writes only.
+    const fields = countFields(accepted.map((e) => e.event));
+    return { accepted, indexes, refused, detection, fields };
   };
   let next = ordered.length > 0 ? prepare(0) : undefined;
   for (let start = 0; next; start += INGEST_CHUNK) {
@@ -118,6 +120,8 @@ interface PreparedChunk {
   indexes: number[];
   refused: { index: number; error: string }[];
   detection: Promise<Detection>;
+  /** The fields of the accepted events, counted as if every one is stored for the first time. */
+  fields: Map<string, number>;
 }
 
 /** Once a chunk is matched, stores its events, their fields and their alerts in one transaction. */
@@ -134,7 +138,7 @@ async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: P
       const stored = await ctx.history.store(tx, pattern.id, accepted);
       const isNew = new Set(stored);
       const counted = accepted.filter((e) => stored.delete(e.hash));
-      await recordFields(tx, pattern.id, counted.map((e) => e.event));
+      await recordFields(tx, pattern.id, counted.length === accepted.length ? chunk.fields : countFields(counted.map((e) => e.event)));
       if (!plan) return insertAlerts(tx, alerts);
       const created = await insertAlerts(tx, alerts.filter((a) => !plan.silenced.has(a.ruleId)));
       // Only events stored for the first time count in correlation windows.

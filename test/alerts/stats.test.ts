@@ -74,15 +74,15 @@ describeEachDatabase('stats', (ctx) => {
 
   test('last_24h and events_last_24h leave out what is older than a day; totals keep it', async () => {
     await ctx.service.db.query(`UPDATE alerts SET created_at = now() - interval '25 hours' WHERE id = $1`, [world.alerts.linDave]);
-    await ctx.service.db.query(`UPDATE events SET received_at = now() - interval '3 days' WHERE event->>'action' = 'sudo'`);
+    await ctx.service.db.query(`UPDATE event_blocks SET received_at = now() - interval '3 days' WHERE id IN (SELECT block_id FROM events WHERE event->>'action' = 'sudo')`);
     const s = await stats();
     assert.equal(s.alerts.total, 6);
     assert.equal(s.alerts.last_24h, 5);
     assert.equal(s.timeline.reduce((sum: number, t: Json) => sum + t.count, 0), 5);
     assert.deepEqual(eventFigures(s.ingest), { events_total: 7, events_last_24h: 6 });
     // Either side of the window's start, which falls inside an hour: counted exactly.
-    await ctx.service.db.query(`UPDATE events SET received_at = now() - interval '23 hours 59 minutes' WHERE event->>'User' = 'alice'`);
-    await ctx.service.db.query(`UPDATE events SET received_at = now() - interval '24 hours 1 minute' WHERE event->>'User' = 'bob'`);
+    await ctx.service.db.query(`UPDATE event_blocks SET received_at = now() - interval '23 hours 59 minutes' WHERE id IN (SELECT block_id FROM events WHERE event->>'User' = 'alice')`);
+    await ctx.service.db.query(`UPDATE event_blocks SET received_at = now() - interval '24 hours 1 minute' WHERE id IN (SELECT block_id FROM events WHERE event->>'User' = 'bob')`);
     assert.deepEqual(eventFigures((await stats()).ingest), { events_total: 7, events_last_24h: 5 });
   });
 

@@ -1,11 +1,11 @@
 // Migration 15: stored events in blocks. A row per event cost the embedded database most of its time
 // at ingest (a heap row, three index entries and their log records per event, whatever the statement);
-// now the events a request stores together are one row of `event_blocks` (their JSON texts as one array,
-// with each one's time and idempotency key in arrays of the same order, newest first), compressed as
-// one value, and `event_hashes` keeps one small row per event so a re-delivered event is recognised.
-// The history scan reads blocks newest first by their latest event; retention drops whole blocks and
-// trims those it cuts through. Existing events move into blocks of up to 1,000 (per pattern and hour
-// of arrival, so the hourly counts stay exact). `events` remains as a view of one row per event.
+// now the events a request stores together are one row of `event_blocks` (their JSON texts as one
+// array, with each one's time and idempotency key in arrays of the same order, newest first), and
+// `event_hashes` keeps one small row per event so a re-delivered event is recognised. The history scan
+// reads blocks newest first by their latest event; retention drops whole blocks and trims those it
+// cuts through. Existing events move into blocks of up to 1,000 (per pattern and hour of arrival, so
+// the hourly counts stay exact). `events` remains as a view of one row per event.
 export const sql = `
 CREATE TABLE event_blocks (
   id bigserial PRIMARY KEY,
@@ -18,6 +18,16 @@ CREATE TABLE event_blocks (
   hashes json NOT NULL,
   events json NOT NULL
 );
+-- A block's events are compressed with lz4 where the server has it (PostgreSQL builds usually do);
+-- otherwise they are kept uncompressed: pglz, the only other method, cost a quarter of the embedded
+-- database's time per stored event for half the size (measured: 1.31x the JSON size uncompressed).
+DO $$
+BEGIN
+  ALTER TABLE event_blocks ALTER COLUMN events SET COMPRESSION lz4;
+EXCEPTION WHEN OTHERS THEN
+  ALTER TABLE event_blocks ALTER COLUMN events SET STORAGE EXTERNAL;
+END
+$$;
 CREATE INDEX event_blocks_pattern_time_idx ON event_blocks (index_pattern_id, last_time DESC, id DESC);
 CREATE INDEX event_blocks_received_idx ON event_blocks (received_at);
 
