@@ -45,23 +45,22 @@ function exceptionsOf(specs: ExceptionSpec[]): (event: object) => boolean {
   return predicate;
 }
 
-/** The matched rules' metadata and enabled exceptions, read in two queries for the whole batch. */
+/** The matched rules' metadata and enabled exceptions, read in one query for the whole batch (each
+ * query outside a transaction waits for the chunks being written before it). */
 async function matchedRules(db: Queryable, ids: string[]): Promise<Map<string, MatchedRule>> {
-  const rules = await db.query<{ id: string; title: string; version: number; severity: string; level: string; tags: string[] }>(
-    'SELECT id, title, version, severity, level, tags FROM rules WHERE id = ANY($1::uuid[])',
+  const rules = await db.query<{ id: string; title: string; version: number; severity: string; level: string; tags: string[]; exceptions: ExceptionSpec[] }>(
+    `SELECT id, title, version, severity, level, tags,
+            coalesce((SELECT json_agg(json_build_object('field', e.field, 'operator', e.operator, 'value', e.value) ORDER BY e.created_at, e.id)
+                        FROM rule_exceptions e WHERE e.rule_id = rules.id AND e.enabled), '[]'::json) AS exceptions
+       FROM rules WHERE id = ANY($1::uuid[])`,
     [ids],
   );
-  const exceptions = await db.query<ExceptionSpec & { rule_id: string; [key: string]: unknown }>(
-    'SELECT rule_id, field, operator, value FROM rule_exceptions WHERE rule_id = ANY($1::uuid[]) AND enabled ORDER BY created_at, id',
-    [ids],
+  return new Map(
+    rules.map(({ exceptions, ...r }) => [
+      r.id,
+      { ...r, excepted: exceptionsOf(exceptions.map((e) => ({ field: e.field, operator: e.operator, value: e.value }))) },
+    ]),
   );
-  const byRule = new Map<string, ExceptionSpec[]>();
-  for (const e of exceptions) {
-    const list = byRule.get(e.rule_id) ?? [];
-    list.push({ field: e.field, operator: e.operator, value: e.value });
-    byRule.set(e.rule_id, list);
-  }
-  return new Map(rules.map((r) => [r.id, { ...r, excepted: exceptionsOf(byRule.get(r.id) ?? []) }]));
 }
 
 type EntityAccessors = Record<keyof EntityFields, Accessor[]>;

@@ -28,15 +28,15 @@ export function countFields(events: Record<string, unknown>[]): Map<string, numb
   return counts;
 }
 
-/** Adds `counts` (from countFields) to the pattern's catalogue. */
-export async function recordFields(tx: Queryable, patternId: string, counts: Map<string, number>): Promise<void> {
+/** Adds `counts` (from countFields) to the pattern's catalogue; with `sign` -1, takes them back. */
+export async function recordFields(tx: Queryable, patternId: string, counts: Map<string, number>, sign: 1 | -1 = 1): Promise<void> {
   if (counts.size === 0) return;
   const fields = [...counts.keys()];
   await tx.query(
     `INSERT INTO event_fields (index_pattern_id, field, count, last_seen)
      SELECT $1, f, c, now() FROM unnest($2::text[], $3::bigint[]) AS u(f, c)
      ON CONFLICT (index_pattern_id, field) DO UPDATE SET count = event_fields.count + EXCLUDED.count, last_seen = now()`,
-    [patternId, fields, [...counts.values()]],
+    [patternId, fields, [...counts.values()].map((n) => sign * n)],
   );
 }
 

@@ -47,9 +47,16 @@ export async function ingestRoutes(app: App, ctx: AppContext): Promise<void> {
         },
         bodyLimit: MAX_INGEST_BYTES,
         // Before the body is read: a wrong token never makes the server buffer up to 10 MiB.
-        onRequest: async (request) => {
+        onRequest: async (request, reply) => {
           const name = (request.params as { name: string }).name;
-          patterns.set(request, await patternOfToken(ctx, request.headers.authorization, name));
+          try {
+            patterns.set(request, await patternOfToken(ctx, request.headers.authorization, name));
+          } catch (error) {
+            // The announced body is never read: the connection closes after the answer, so nothing (a
+            // request timeout's 408) can follow it on the same connection.
+            reply.header('connection', 'close');
+            throw error;
+          }
         },
         schema: {
           tags: ['ingest'],

@@ -16,7 +16,7 @@ import { detect, type AcceptedEvent, type Detection } from './detection.js';
 import { eventTime, unstorableJson } from './event-checks.js';
 import { eventHash } from './event-hash.js';
 import { countFields, recordFields } from './field-catalogue.js';
-import { correlationPlan } from '../correlation/plan.js';
+import { correlationPlan, type CorrelationPlan } from '../correlation/plan.js';
 import { correlate } from '../correlation/correlate.js';
 import { forgetStates } from '../correlation/states.js';
 
@@ -64,6 +64,9 @@ function inEventTimeOrder(items: IngestItem[], timestampField: ReturnType<typeof
 /** Events matched and committed together; small enough that a chunk holds the database for a fraction of a second. */
 export const INGEST_CHUNK = 1000;
 
+/** Events checked between two turns of the event loop (about 5 ms of work). */
+const CHECK_SLICE = 250;
+
 const otherRequestsRun = () => new Promise((resolve) => setImmediate(resolve));
 
 export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow, items: IngestItem[], rejected: { index: number; error: string }[] = []): Promise<IngestOutcome> {
@@ -76,12 +79,16 @@ export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow,
   // Correlations count matches in event time: a request of several chunks is matched in that order.
   const ordered = items.length > INGEST_CHUNK && (await correlationPlan(ctx, ctx.db, pattern, ctx.config.correlationLatenessMs)) ? inEventTimeOrder(items, timestampField, now) : items;
   // Each chunk is checked and sent to matching (on the matcher thread) before the chunk ahead of it is
-  // written, so matching one overlaps writing the other.
-  const prepare = (start: number): PreparedChunk => {
+  // written, so matching one overlaps writing the other. The checks run in slices: the statements of
+  // the transaction ahead are sent between them, so the database thread is not left waiting.
+  const prepare = async (start: number): Promise<PreparedChunk> => {
     const accepted: AcceptedEvent[] = [];
     const indexes: number[] = [];
     const refused: PreparedChunk['refused'] = [];
-    for (const { index, event } of ordered.slice(start, start + INGEST_CHUNK)) {
+    const slice = ordered.slice(start, start + INGEST_CHUNK);
+    for (let i = 0; i < slice.length; i++) {
+      if (i > 0 && i % CHECK_SLICE === 0) await otherRequestsRun();
+      const { index, event } = slice[i];
       const outcome = accept(pattern, timestampField, event, now);
       if (typeof outcome === 'string') refused.push({ index, error: outcome });
       else {
@@ -92,15 +99,20 @@ export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow,
     const detection = detect(ctx.db, ctx.backend, ctx.enricher, pattern, accepted);
     // Awaited in turn below; a chunk never reached (an earlier one failed) must not fail unobserved.
     detection.catch(() => {});
+    // Looked up while the chunk is matched: each query outside a transaction waits for the chunks being
+    // written before it, so the chunk's reads wait once, together.
+    const planning = correlationPlan(ctx, ctx.db, pattern, ctx.config.correlationLatenessMs);
+    planning.catch(() => {});
     // Counted before the chunk's transaction, which then holds the database for the writes only.
     const fields = countFields(accepted.map((e) => e.event));
-    return { accepted, indexes, refused, detection, fields };
+    return { accepted, indexes, refused, detection, planning, fields };
   };
-  let next = ordered.length > 0 ? prepare(0) : undefined;
+  let next: Promise<PreparedChunk> | undefined = ordered.length > 0 ? prepare(0) : undefined;
   for (let start = 0; next; start += INGEST_CHUNK) {
-    const chunk = next;
-    if (start > 0) await otherRequestsRun();
+    const chunk = await next;
     next = start + INGEST_CHUNK < ordered.length ? prepare(start + INGEST_CHUNK) : undefined;
+    // Awaited in turn; left unobserved only when this chunk fails.
+    next?.catch(() => {});
     errors.push(...chunk.refused);
     try {
       alertsCreated += await storeChunk(ctx, pattern, chunk, warnings);
@@ -120,6 +132,8 @@ interface PreparedChunk {
   indexes: number[];
   refused: { index: number; error: string }[];
   detection: Promise<Detection>;
+  /** The pattern's correlation plan, looked up at the same time. */
+  planning: Promise<CorrelationPlan | null>;
   /** The fields of the accepted events, counted as if every one is stored for the first time. */
   fields: Map<string, number>;
 }
@@ -130,17 +144,22 @@ async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: P
   if (accepted.length === 0) return 0;
   // Matching runs before the transaction: the database is held only for the writes.
   const { alerts, seen } = await chunk.detection;
-  const plan = await correlationPlan(ctx, ctx.db, pattern, ctx.config.correlationLatenessMs);
+  const plan = await chunk.planning;
   if (plan) warnings.push(...plan.takeWarnings());
   try {
     return await ctx.db.transaction(async (tx) => {
-      // The catalogue counts stored events: a repeat (kept once) is not counted again.
-      const stored = await ctx.history.store(tx, pattern.id, accepted);
+      // Sent together, without waiting for each other's answers: the database runs them in order.
+      // The catalogue counts stored events; the chunk's counts assume every event is new, and the
+      // repeats (kept once) are taken back below.
+      const [stored, , created] = await Promise.all([
+        ctx.history.store(tx, pattern.id, accepted),
+        recordFields(tx, pattern.id, chunk.fields),
+        insertAlerts(tx, plan ? alerts.filter((a) => !plan.silenced.has(a.ruleId)) : alerts),
+      ]);
       const isNew = new Set(stored);
-      const counted = accepted.filter((e) => stored.delete(e.hash));
-      await recordFields(tx, pattern.id, counted.length === accepted.length ? chunk.fields : countFields(counted.map((e) => e.event)));
-      if (!plan) return insertAlerts(tx, alerts);
-      const created = await insertAlerts(tx, alerts.filter((a) => !plan.silenced.has(a.ruleId)));
+      const repeats = accepted.filter((e) => !stored.delete(e.hash));
+      if (repeats.length > 0) await recordFields(tx, pattern.id, countFields(repeats.map((e) => e.event)), -1);
+      if (!plan) return created;
       // Only events stored for the first time count in correlation windows.
       const inputs = alerts.flatMap((draft, i) => (isNew.has(draft.eventHash) ? [{ draft, event: seen[i] }] : []));
       const correlated = await correlate(ctx, tx, pattern, plan, inputs);
