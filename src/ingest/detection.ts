@@ -1,9 +1,10 @@
 // Detection on ingest: a batch of accepted events runs through the deployed rules of its index pattern
 // (the backend's percolator, which also says which selections held), then each matched rule's enabled
 // exceptions; every (rule, event) left becomes an alert draft with the rule's metadata, the selections
-// that held, the event's entities and its threat-intel enrichment. Pure reading: nothing is written here.
+// that held, the event's entities and its threat-intel enrichment. Matching needs no database; the
+// matched rules are read where the caller chooses (the chunk's own transaction). Nothing is written here.
 import type { Queryable } from '../db/database.js';
-import { percolatorIndexName, type SearchBackend } from '../backends/backend.js';
+import { percolatorIndexName, type RuleMatch, type SearchBackend } from '../backends/backend.js';
 import { makeAccessor, type Accessor } from '../sigma/index.js';
 import { shaperOfPattern } from '../index-patterns/event-shape.js';
 import type { NewAlert } from '../alerts/store.js';
@@ -19,7 +20,7 @@ export interface AcceptedEvent {
   event: Record<string, unknown>;
 }
 
-interface MatchedRule {
+export interface MatchedRule {
   id: string;
   title: string;
   version: number;
@@ -45,9 +46,9 @@ function exceptionsOf(specs: ExceptionSpec[]): (event: object) => boolean {
   return predicate;
 }
 
-/** The matched rules' metadata and enabled exceptions, read in one query for the whole batch (each
- * query outside a transaction waits for the chunks being written before it). */
-async function matchedRules(db: Queryable, ids: string[]): Promise<Map<string, MatchedRule>> {
+/** The matched rules' metadata and enabled exceptions, read in one query for the whole batch. */
+export async function matchedRules(db: Queryable, ids: string[]): Promise<Map<string, MatchedRule>> {
+  if (ids.length === 0) return new Map();
   const rules = await db.query<{ id: string; title: string; version: number; severity: string; level: string; tags: string[]; exceptions: ExceptionSpec[] }>(
     `SELECT id, title, version, severity, level, tags,
             coalesce((SELECT json_agg(json_build_object('field', e.field, 'operator', e.operator, 'value', e.value) ORDER BY e.created_at, e.id)
@@ -113,23 +114,29 @@ export interface Detection {
   seen: object[];
 }
 
-/** The alerts a batch of accepted events raises (before idempotent insertion). */
-export async function detect(
-  db: Queryable,
-  backend: SearchBackend,
+/** The stored queries each event of a batch matched, and the rules among them. */
+export interface Matches {
+  hits: RuleMatch[][];
+  ruleIds: string[];
+}
+
+/** Runs a batch of accepted events through the pattern's deployed rules. */
+export async function matchEvents(backend: SearchBackend, pattern: IndexPatternRow, events: AcceptedEvent[]): Promise<Matches> {
+  if (events.length === 0) return { hits: [], ruleIds: [] };
+  // Rules see events as the pattern's preset shapes them; the matcher gets the text made for storage.
+  const hits = await backend.match(percolatorIndexName(pattern.name), { texts: events.map((e) => e.json), preset: pattern.preset });
+  return { hits, ruleIds: [...new Set(hits.flatMap((matches) => matches.map((m) => m.id)))] };
+}
+
+/** The alerts of a matched batch (before idempotent insertion), given its matched rules (matchedRules). */
+export function draftAlerts(
+  matches: Matches,
+  rules: Map<string, MatchedRule>,
   enricher: Enricher,
   pattern: IndexPatternRow,
   events: AcceptedEvent[],
-): Promise<Detection> {
-  const none: Detection = { alerts: [], seen: [] };
-  if (events.length === 0) return none;
-  const index = percolatorIndexName(pattern.name);
-  // Rules see events as the pattern's preset shapes them (here, only those that matched); exceptions
-  // read the event as stored. The matcher gets the text made for storage.
-  const hits = await backend.match(index, { texts: events.map((e) => e.json), preset: pattern.preset });
-  const ids = [...new Set(hits.flatMap((matches) => matches.map((m) => m.id)))];
-  if (ids.length === 0) return none;
-  const rules = await matchedRules(db, ids);
+): Detection {
+  if (matches.ruleIds.length === 0) return { alerts: [], seen: [] };
   const accessors = entityAccessors(pattern);
   const alerts: NewAlert[] = [];
   const seenBy: object[] = [];
@@ -137,8 +144,9 @@ export async function detect(
   events.forEach((accepted, i) => {
     let entities: AlertEntities | undefined;
     let seen: Record<string, unknown> | undefined;
-    for (const { id, matchedConditions } of hits[i]) {
+    for (const { id, matchedConditions } of matches.hits[i]) {
       const rule = rules.get(id);
+      // Exceptions read the event as stored; entities and enrichment the event as the rules saw it.
       if (!rule || rule.excepted(accepted.event)) continue;
       seen ??= shape ? shape(accepted.event) : accepted.event;
       entities ??= entitiesOf(accessors, seen);

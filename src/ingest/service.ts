@@ -12,7 +12,7 @@ import { HttpError } from '../http/errors.js';
 import { insertAlerts } from '../alerts/store.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
 import { MAX_EVENT_DEPTH, makeAccessor, nestedTooDeep } from '../sigma/index.js';
-import { detect, type AcceptedEvent, type Detection } from './detection.js';
+import { draftAlerts, matchedRules, matchEvents, type AcceptedEvent, type Matches } from './detection.js';
 import { eventTime, unstorableJson } from './event-checks.js';
 import { eventHash } from './event-hash.js';
 import { countFields, recordFields } from './field-catalogue.js';
@@ -96,16 +96,16 @@ export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow,
         indexes.push(index);
       }
     }
-    const detection = detect(ctx.db, ctx.backend, ctx.enricher, pattern, accepted);
+    const matching = matchEvents(ctx.backend, pattern, accepted);
     // Awaited in turn below; a chunk never reached (an earlier one failed) must not fail unobserved.
-    detection.catch(() => {});
+    matching.catch(() => {});
     // Looked up while the chunk is matched: each query outside a transaction waits for the chunks being
     // written before it, so the chunk's reads wait once, together.
     const planning = correlationPlan(ctx, ctx.db, pattern, ctx.config.correlationLatenessMs);
     planning.catch(() => {});
     // Counted before the chunk's transaction, which then holds the database for the writes only.
     const fields = countFields(accepted.map((e) => e.event));
-    return { accepted, indexes, refused, detection, planning, fields };
+    return { accepted, indexes, refused, matching, planning, fields };
   };
   let next: Promise<PreparedChunk> | undefined = ordered.length > 0 ? prepare(0) : undefined;
   for (let start = 0; next; start += INGEST_CHUNK) {
@@ -131,7 +131,7 @@ interface PreparedChunk {
   /** Request positions of the accepted events. */
   indexes: number[];
   refused: { index: number; error: string }[];
-  detection: Promise<Detection>;
+  matching: Promise<Matches>;
   /** The pattern's correlation plan, looked up at the same time. */
   planning: Promise<CorrelationPlan | null>;
   /** The fields of the accepted events, counted as if every one is stored for the first time. */
@@ -142,20 +142,22 @@ interface PreparedChunk {
 async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: PreparedChunk, warnings: string[]): Promise<number> {
   const { accepted } = chunk;
   if (accepted.length === 0) return 0;
-  // Matching runs before the transaction: the database is held only for the writes.
-  const { alerts, seen } = await chunk.detection;
+  // Matching runs before the transaction: the database is held only for the reads and writes.
+  const matches = await chunk.matching;
   const plan = await chunk.planning;
   if (plan) warnings.push(...plan.takeWarnings());
   try {
     return await ctx.db.transaction(async (tx) => {
       // Sent together, without waiting for each other's answers: the database runs them in order.
       // The catalogue counts stored events; the chunk's counts assume every event is new, and the
-      // repeats (kept once) are taken back below.
-      const [stored, , created] = await Promise.all([
-        ctx.history.store(tx, pattern.id, accepted),
-        recordFields(tx, pattern.id, chunk.fields),
-        insertAlerts(tx, plan ? alerts.filter((a) => !plan.silenced.has(a.ruleId)) : alerts),
-      ]);
+      // repeats (kept once) are taken back below. The matched rules are read here rather than before
+      // the transaction, where a read waits for every chunk being written.
+      const storing = ctx.history.store(tx, pattern.id, accepted);
+      const counting = recordFields(tx, pattern.id, chunk.fields);
+      // Observed below; a failure meanwhile must not count as unhandled.
+      for (const pending of [storing, counting]) pending.catch(() => {});
+      const { alerts, seen } = draftAlerts(matches, await matchedRules(tx, matches.ruleIds), ctx.enricher, pattern, accepted);
+      const [stored, , created] = await Promise.all([storing, counting, insertAlerts(tx, plan ? alerts.filter((a) => !plan.silenced.has(a.ruleId)) : alerts)]);
       const isNew = new Set(stored);
       const repeats = accepted.filter((e) => !stored.delete(e.hash));
       if (repeats.length > 0) await recordFields(tx, pattern.id, countFields(repeats.map((e) => e.event)), -1);
