@@ -103,7 +103,7 @@ export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow,
     // written before it, so the chunk's reads wait once, together.
     const planning = correlationPlan(ctx, ctx.db, pattern, ctx.config.correlationLatenessMs);
     planning.catch(() => {});
-    // Counted before the chunk's transaction, which then holds the database for the writes only.
+    // Counted before the chunk's transaction, which holds the database only for its own statements.
     const fields = countFields(accepted.map((e) => e.event));
     return { accepted, indexes, refused, matching, planning, fields };
   };
