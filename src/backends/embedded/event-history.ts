@@ -1,14 +1,16 @@
 // Event history in the database, in blocks (migration 15): the new events a chunk stores are one row of
 // event_blocks (newest first), and event_hashes holds each stored event's idempotency key so the same
-// event is never kept twice. A scan visits blocks newest first by their latest event, one block per
-// query by keyset pagination over (last_time, id), so a 7-day search reads each block once and holds
-// one in memory. Retention drops blocks whose events are all past it and trims the ones it cuts through.
+// event is never kept twice. A scan visits blocks newest first by their latest event, four blocks
+// per query by keyset pagination over (last_time, id), so a 7-day search reads each block once and
+// holds at most four in memory. Retention drops blocks whose events are all past it and trims the ones it cuts through.
 import type { Database, Queryable } from '../../db/database.js';
 import type { EventHistory, HistoryEvent, StoredEventInput } from '../backend.js';
 
 /** Most events in one block, and most characters of event JSON (a block is one value in one row). */
 const BLOCK_EVENTS = 1000;
 const BLOCK_CHARS = 8 * 1024 * 1024;
+/** Blocks read per query by a history scan (each visited as its own batch). */
+const SCAN_BLOCKS = 4;
 /** Blocks dropped or trimmed per statement by retention (the embedded database is held only that long). */
 const PURGE_BLOCKS = 50;
 /**
@@ -95,21 +97,24 @@ export class DatabaseEventHistory implements EventHistory {
           ? await tx.query<BlockRow>(
               `SELECT ${columns} FROM event_blocks
                 WHERE index_pattern_id = $1 AND last_time > $2 AND first_time <= $3 AND (last_time, id) < ($4::timestamptz, $5::bigint)
-                ORDER BY last_time DESC, id DESC LIMIT 1`,
+                ORDER BY last_time DESC, id DESC LIMIT ${SCAN_BLOCKS}`,
               [patternId, since, until, cursor.at, cursor.id],
             )
           : await tx.query<BlockRow>(
               `SELECT ${columns} FROM event_blocks
                 WHERE index_pattern_id = $1 AND last_time > $2 AND first_time <= $3
-                ORDER BY last_time DESC, id DESC LIMIT 1`,
+                ORDER BY last_time DESC, id DESC LIMIT ${SCAN_BLOCKS}`,
               [patternId, since, until],
             );
       });
       if (rows.length === 0) return;
-      const [block] = rows;
-      const batch = eventsIn(block, since.getTime(), until.getTime());
-      if (batch.length > 0 && (await visit(batch)) === false) return;
-      cursor = { at: block.at, id: block.id };
+      for (const block of rows) {
+        const batch = eventsIn(block, since.getTime(), until.getTime());
+        if (batch.length > 0 && (await visit(batch)) === false) return;
+      }
+      const last = rows[rows.length - 1];
+      cursor = { at: last.at, id: last.id };
+      if (rows.length < SCAN_BLOCKS) return;
       // Let other requests run between blocks.
       await new Promise((resolve) => setImmediate(resolve));
     }
