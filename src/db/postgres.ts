@@ -85,16 +85,24 @@ export async function openPostgres(url: string): Promise<Database> {
     },
     async transaction(work) {
       const conn = await pool.connect();
+      // Statements sent without waiting for each other's answers run one after another, in order
+      // (a connection runs one query at a time).
+      let queue: Promise<unknown> = Promise.resolve();
       const tx: Queryable = {
-        query: async <T extends Row>(sql: string, params: readonly unknown[] = []) =>
-          (await conn.query(sql, params as unknown[])).rows as T[],
+        query: <T extends Row>(sql: string, params: readonly unknown[] = []) => {
+          const run = queue.then(() => conn.query(sql, params as unknown[])).then((result) => result.rows as T[]);
+          queue = run.catch(() => {});
+          return run;
+        },
       };
       try {
         await conn.query('BEGIN');
         const result = await work(tx);
+        await queue;
         await conn.query('COMMIT');
         return result;
       } catch (error) {
+        await queue;
         await conn.query('ROLLBACK').catch(() => {});
         throw error;
       } finally {
