@@ -5,14 +5,11 @@
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../threads/worker-entry.js';
 import { checkChannel, type Database, type Queryable, type Row } from './database.js';
+import type { EngineOptions } from './pglite-engine.js';
 import type { DatabaseReply, DatabaseRequest, DatabaseThreadData } from './pglite-worker.js';
 
-export interface PgliteOptions {
-  /** Directory for the database files; omit for an in-memory database. */
-  dataDir?: string;
-  /** A tarball made by `dumpDataDir`, to start from instead of running initdb (fast test databases). */
-  loadDataDir?: Blob;
-}
+/** Where the database lives (the same options as the engine on the database thread takes). */
+export type PgliteOptions = EngineOptions;
 
 type Waiting = { resolve(value: unknown): void; reject(error: Error): void };
 
