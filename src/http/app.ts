@@ -12,6 +12,7 @@ import { registerOpenApi } from './openapi.js';
 import { ErrorBody } from './schemas.js';
 import { registerSecurityHeaders, SECURITY_HEADERS } from './security-headers.js';
 import { serverTimeoutOptions } from './timeouts.js';
+import { buildLazySerializer } from './lazy-serializers.js';
 import { validatorCompiler } from './validation.js';
 import { utf8Text } from './storable-text.js';
 import { BackendUnavailableError } from '../backends/backend.js';
@@ -75,6 +76,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       return sendError(reply, new HttpError(status, status === 414 ? 'URI Too Long' : 'Malformed URL'));
     },
     ajv: { customOptions: { removeAdditional: false } },
+    schemaController: { compilersFactory: { buildSerializer: buildLazySerializer } },
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -95,8 +95,25 @@ function refuseUnstorableText(validate: Validate): Validate {
   return wrapped;
 }
 
+/**
+ * A validator compiled at its first use: compiling every route's schemas while the server starts costs
+ * about a second of CPU, for checks one process runs late or never. Ajv's functions take the parent
+ * object (so defaults can be applied at the root), which Fastify passes when `schemaEnv` is set.
+ */
+function compiledOnFirstUse(compile: () => Validate): Validate {
+  let validate: Validate | undefined;
+  const lazy: Validate = (data, dataCtx) => {
+    validate ??= compile();
+    const valid = validate(data, dataCtx);
+    lazy.errors = validate.errors;
+    return valid;
+  };
+  lazy.schemaEnv = true;
+  return lazy;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  const validate = ajv.compile(schema as object) as unknown as Validate;
-  return refuseUnstorableText(validate) as unknown as ReturnType<FastifySchemaCompiler<unknown>>;
+  const validate = compiledOnFirstUse(() => refuseUnstorableText(ajv.compile(schema as object) as unknown as Validate));
+  return validate as unknown as ReturnType<FastifySchemaCompiler<unknown>>;
 };
