@@ -23,8 +23,8 @@ function rebuilt(fields: Record<string, unknown>): Error {
 
 export async function openPglite(options: PgliteOptions = {}): Promise<Database & { dump(): Promise<Blob> }> {
   const data: DatabaseThreadData = { dataDir: options.dataDir, loadDataDir: options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined };
-  const { source, eval: evaluated } = workerEntry(import.meta.url, 'pglite-worker');
-  const worker = new Worker(source, { eval: evaluated, workerData: data, transferList: data.loadDataDir ? [data.loadDataDir] : [] });
+  const entry = workerEntry(import.meta.url, 'pglite-worker');
+  const worker = new Worker(entry.source, { ...entry.options, workerData: data, transferList: data.loadDataDir ? [data.loadDataDir] : [] });
   const waiting = new Map<number, Waiting>();
   const listeners = new Map<string, Set<() => void>>();
   let nextId = 1;

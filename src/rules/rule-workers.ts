@@ -77,9 +77,9 @@ export class RuleWorkers {
   }
 
   private start(): Slot {
-    const { source, eval: evaluated } = workerEntry(import.meta.url, 'rule-worker');
-    const worker = new Worker(source, {
-      eval: evaluated,
+    const entry = workerEntry(import.meta.url, 'rule-worker');
+    const worker = new Worker(entry.source, {
+      ...entry.options,
       resourceLimits: { maxOldGenerationSizeMb: this.budget.memoryMb, maxYoungGenerationSizeMb: Math.min(32, Math.max(4, this.budget.memoryMb / 8)), stackSizeMb: 4 },
     });
     let onReady: () => void = () => {};

@@ -26,8 +26,8 @@ export class ThreadRules implements LiveRules {
   }
 
   private start(): void {
-    const { source, eval: evaluated } = workerEntry(import.meta.url, 'matcher-worker');
-    const worker = new Worker(source, { eval: evaluated });
+    const entry = workerEntry(import.meta.url, 'matcher-worker');
+    const worker = new Worker(entry.source, entry.options);
     this.worker = worker;
     worker.unref();
     worker.on('message', (reply: Reply) => {
