@@ -1,4 +1,5 @@
 // `vigil serve`: runs the service with configuration from the environment until SIGINT/SIGTERM.
+import { PASSWORD_HASH_COST, passwordHashCost } from '../auth/passwords.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { createService } from '../server.js';
@@ -13,6 +14,9 @@ export async function serve(_args: string[]): Promise<number> {
       return 2;
     }
     throw error;
+  }
+  if (passwordHashCost() !== PASSWORD_HASH_COST) {
+    process.stderr.write('vigil: WARNING: VIGIL_TEST_PASSWORD_HASHING=fast hashes passwords with a test suite\'s weak cost; never use it with real passwords\n');
   }
   let service;
   try {
