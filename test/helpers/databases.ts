@@ -1,5 +1,6 @@
 // Test databases: a fresh embedded PGlite (started from a migrated template, so no initdb per test) and,
-// when TEST_DATABASE_URL is set, a fresh database on a real PostgreSQL server. With CI=true a missing
+// when TEST_DATABASE_URL is set, a fresh database on a real PostgreSQL server (copied from a migrated
+// template database there, so no migrations per test). With CI=true a missing
 // or unreachable PostgreSQL fails the run instead of being skipped.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -40,30 +41,70 @@ export async function openTestPglite(): Promise<TestDatabase> {
   return { db, drop: () => db.close() };
 }
 
-/** A new, empty database on the TEST_DATABASE_URL server: its URL and a function that drops it. */
-export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+function serverUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set');
-  const name = `vigil_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const target = new URL(url);
+  return url;
+}
+
+function databaseUrl(name: string): string {
+  const target = new URL(serverUrl());
   target.pathname = `/${name}`;
+  return target.toString();
+}
+
+async function asAdmin<T>(work: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: serverUrl() });
+  await admin.connect();
+  try {
+    return await work(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+// A migrated database on the server that new test databases are copied from (CREATE DATABASE ...
+// TEMPLATE), named by the migrations so a change of schema makes a new one. It is built under a name of
+// its own and renamed when complete, so test files starting together never copy a half-built one: the
+// first rename wins and the others drop theirs. Nothing connects to it afterwards, which copying needs.
+const postgresTemplate = `vigil_template_${templateKey}`;
+let postgresTemplateReady: Promise<void> | undefined;
+
+function ensurePostgresTemplate(): Promise<void> {
+  postgresTemplateReady ??= asAdmin(async (admin) => {
+    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [postgresTemplate]);
+    if (found.rowCount) return;
+    const building = `${postgresTemplate}_${randomBytes(4).toString('hex')}`;
+    await admin.query(`CREATE DATABASE ${building}`);
+    const db = await openPostgres(databaseUrl(building));
+    await migrate(db);
+    await db.close();
+    try {
+      await admin.query(`ALTER DATABASE ${building} RENAME TO ${postgresTemplate}`);
+    } catch (error) {
+      if ((error as { code?: string }).code !== '42P04') throw error; // another file's copy won
+      await admin.query(`DROP DATABASE ${building}`);
+    }
+  });
+  return postgresTemplateReady;
+}
+
+/**
+ * A new database on the TEST_DATABASE_URL server: its URL and a function that drops it. Empty, or with
+ * `migrated`, a copy of the migrated template (much cheaper than running the migrations again).
+ */
+export async function createPostgresDatabase(options: { migrated?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `vigil_test_${randomBytes(6).toString('hex')}`;
+  if (options.migrated) await ensurePostgresTemplate();
+  await asAdmin((admin) => admin.query(options.migrated ? `CREATE DATABASE ${name} TEMPLATE ${postgresTemplate}` : `CREATE DATABASE ${name}`));
   return {
-    url: target.toString(),
-    async drop() {
-      const cleanup = new pg.Client({ connectionString: url });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.end();
-    },
+    url: databaseUrl(name),
+    drop: () => asAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 }
 
 export async function openTestPostgres(): Promise<TestDatabase> {
-  const created = await createPostgresDatabase();
+  const created = await createPostgresDatabase({ migrated: true });
   const db = await openPostgres(created.url);
   await migrate(db);
   return {
