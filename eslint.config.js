@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'web/dist/**', 'coverage/**', '.scratch/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'web/dist/**', 'coverage/**', '.scratch/**', '.artifacts/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -2,7 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,27 +11,15 @@ import { freePort } from './vigil-process.js';
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin', 'vigil.js');
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    const stat = statSync(path);
-    newest = Math.max(newest, stat.isDirectory() ? newestMtime(path) : stat.mtimeMs);
-  }
-  return newest;
-}
-
-/** Builds dist/ when it is missing or older than the sources, as `npm start` would. */
+/** Builds dist/ when the sources changed since it was built, as `npm start` does. */
 function ensureBuilt(): void {
-  const entry = join(ROOT, 'dist', 'cli', 'main.js');
-  if (existsSync(entry) && statSync(entry).mtimeMs >= newestMtime(join(ROOT, 'src'))) return;
-  const result = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
-  assert.equal(result.status, 0, `npm run build failed:\n${result.stdout}\n${result.stderr}`);
+  const result = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--if-stale'], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
+  assert.equal(result.status, 0, `the build failed:\n${result.stdout}\n${result.stderr}`);
 }
 
 function serveEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = { ...process.env };
-  for (const name of ['DATABASE_URL', 'DATA_DIR', 'ADMIN_USERNAME', 'ADMIN_PASSWORD', 'JWT_SECRET', 'PORT', 'HOST', 'PUBLIC_URL', 'SEARCH_BACKEND']) delete base[name];
+  for (const name of ['DATABASE_URL', 'DATA_DIR', 'ADMIN_USERNAME', 'ADMIN_PASSWORD', 'JWT_SECRET', 'PORT', 'HOST', 'PUBLIC_URL', 'SEARCH_BACKEND', 'VIGIL_TEST_PASSWORD_HASHING']) delete base[name];
   return { ...base, LOG_LEVEL: 'warn', ...env };
 }
 
@@ -171,6 +159,12 @@ describe('vigil serve', () => {
     assert.equal(result.status, 1, result.stderr);
     assert.match(result.stderr, /^vigil: could not start with the PostgreSQL database at DATABASE_URL: .*ECONNREFUSED/);
     assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+  });
+
+  test("the test suites' cheap password hashing is announced as a warning at start", () => {
+    const result = runOnce({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', PORT: '0', VIGIL_TEST_PASSWORD_HASHING: 'fast' });
+    assert.equal(result.status, 1, result.stderr);
+    assert.match(result.stderr, /^vigil: WARNING: VIGIL_TEST_PASSWORD_HASHING=fast .* never use it with real passwords\n/);
   });
 
   test('a bad PORT is a clear configuration error with a non-zero exit', () => {

@@ -1,16 +1,16 @@
-// Runs the `vigil` command line as a real process (from the TypeScript sources), collecting its output.
+// Runs the `vigil` command line as a real process (from the sources, as this test runs them), collecting its output.
 import { spawn } from 'node:child_process';
 import type { StdioOptions } from 'node:child_process';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { childLoader, projectModule } from '../helpers/child-node.js';
 import { repoRoot } from '../sigma/corpus-helpers.js';
 
-const MAIN = join(repoRoot, 'src/cli/main.ts');
+const MAIN = projectModule('src/cli/main.ts');
 const RUNNER = `const {main}=await import(${JSON.stringify(MAIN)}); process.exitCode = await main(process.argv.slice(1));`;
 
 /** The node arguments that run `vigil <args>`. */
 export function vigilArgv(args: string[]): string[] {
-  return ['--import', 'tsx', '--input-type=module', '-e', RUNNER, ...args];
+  return [...childLoader, '--input-type=module', '-e', RUNNER, ...args];
 }
 
 export interface VigilResult {

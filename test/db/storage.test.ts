@@ -5,7 +5,6 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../../src/config.js';
 import { DataDirLockedError } from '../../src/db/data-dir-lock.js';
 import { migrate } from '../../src/db/migrate.js';
@@ -13,10 +12,11 @@ import { migrations } from '../../src/db/migrations/index.js';
 import { openDatabase } from '../../src/db/open.js';
 import { createService, type Service } from '../../src/server.js';
 import { createPostgresDatabase, DATABASE_KINDS, openTestDatabase, postgresUnavailable } from '../helpers/databases.js';
+import { childLoader, projectModuleUrl } from '../helpers/child-node.js';
 import { anonymous, Client, login } from '../helpers/service.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const src = (path: string) => pathToFileURL(join(ROOT, 'src', path)).href;
+const src = (path: string) => projectModuleUrl(`src/${path}`);
 const ROOT_PASSWORD = 'root-password-for-storage';
 
 interface ChildResult {
@@ -35,7 +35,7 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 
 /** Runs TypeScript module code in a separate Node process. */
 function runChild(code: string, env: Record<string, string>, options: { readyText?: string; timeoutMs?: number } = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...childLoader, '--input-type=module', '-e', code], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));

@@ -2,9 +2,9 @@
 // free local port, and plays the browser's part of a sign-in: follows the provider's redirects with
 // a cookie jar until it sends the browser back to the client's redirect URI.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { freePort } from '../cli/vigil-process.js';
 import { repoRoot } from '../sigma/corpus-helpers.js';
+import { childLoader, projectModule } from './child-node.js';
 
 export interface TestClient {
   client_id: string;
@@ -23,12 +23,12 @@ export interface TestProvider {
   close(): Promise<void>;
 }
 
-const MAIN = join(repoRoot, 'test/helpers/oidc-provider-main.ts');
+const MAIN = projectModule('test/helpers/oidc-provider-main.ts');
 
 export async function startOidcProvider(options: { clients: TestClient[]; accounts: Record<string, Record<string, unknown>> }): Promise<TestProvider> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, [...childLoader, MAIN], {
     cwd: repoRoot,
     env: { ...process.env, NODE_ENV: 'test', OIDC_TEST_PROVIDER: JSON.stringify({ port, ...options }) },
     stdio: ['pipe', 'pipe', 'pipe'],

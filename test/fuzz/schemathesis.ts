@@ -1,6 +1,7 @@
 // The standing fuzz suite: schemathesis (installed by scripts/fuzz-up.sh) generates requests for every
-// operation of /api/openapi.json of a real `vigil serve` process, seeded with data, as anonymous, viewer,
-// analyst and admin. No answer may be a 5xx and every answer must match the schema its operation
+// operation of /api/openapi.json of a real `vigil serve` process, seeded with data, as one identity
+// (anonymous, viewer, analyst or admin: one test file each, so the four runs go side by side, each on a
+// server of its own). No answer may be a 5xx and every answer must match the schema its operation
 // declares for that status. Deterministic (derandomised generation, bounded examples per operation).
 // Skipped with a message when schemathesis is not installed; with CI=true that fails instead.
 import { after, before, describe, test } from 'node:test';
@@ -16,7 +17,7 @@ import { seed, type Identity, type Seeded } from './seed.js';
 const FUZZ_DIR = process.env.VIGIL_FUZZ_DIR || join(homedir(), '.cache', 'vigil-fuzz');
 const SCHEMATHESIS = join(FUZZ_DIR, 'bin', 'schemathesis');
 const ADMIN_PASSWORD = 'fuzz-admin-password-123';
-/** Test cases per operation and phase; with the coverage phase's own cases this keeps all four runs within a few minutes. */
+/** Test cases per operation and phase; with the coverage phase's own cases this keeps each run within a few minutes. */
 const MAX_EXAMPLES = Number(process.env.VIGIL_FUZZ_EXAMPLES || 10);
 
 const missing = existsSync(SCHEMATHESIS) ? undefined : `schemathesis is not installed at ${SCHEMATHESIS} (run scripts/fuzz-up.sh)`;
@@ -108,60 +109,60 @@ function failures(output: string): string {
   return (start >= 0 ? output.slice(start) : output).slice(-60_000);
 }
 
-describe('fuzzing the OpenAPI description with schemathesis', () => {
-  if (missing && process.env.CI !== 'true') {
-    test(`skipped: ${missing}`, { skip: missing }, () => {});
-    return;
-  }
-
-  let server: ChildProcess | undefined;
-  let serverOutput = '';
-  let dataDir: string;
-  let work: string;
-  let base: string;
-  let seeded: Seeded;
-
-  before(async () => {
-    assert.ok(!missing, `${missing}; CI needs the fuzz suite`);
-    dataDir = mkdtempSync(join(tmpdir(), 'vigil-fuzz-data-'));
-    work = mkdtempSync(join(tmpdir(), 'vigil-fuzz-'));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ADMIN_PASSWORD, LOG_LEVEL: 'warn' };
-    for (const name of ['DATABASE_URL', 'ADMIN_USERNAME', 'JWT_SECRET', 'PUBLIC_URL', 'SEARCH_BACKEND', 'OIDC_ISSUER']) delete env[name];
-    const child = spawn(process.execPath, vigilArgv(['serve']), { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    server = child;
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (serverOutput += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (serverOutput += d));
-    await new Promise<void>((resolve, reject) => {
-      const ready = () => {
-        if (serverOutput.includes('Vigil is serving on')) {
-          child.stdout.off('data', ready);
-          child.off('exit', exited);
-          resolve();
-        }
-      };
-      const exited = (code: number | null) => reject(new Error(`vigil serve exited with ${code} before serving:\n${serverOutput}`));
-      child.stdout.on('data', ready);
-      child.once('exit', exited);
-    });
-    seeded = await seed(base, ADMIN_PASSWORD);
-  });
-
-  after(async () => {
-    if (server && server.exitCode === null && server.signalCode === null) {
-      const exited = new Promise((resolve) => server!.once('exit', resolve));
-      server.kill('SIGTERM');
-      const timer = setTimeout(() => server!.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
+/** The suite of one identity's run, against a server of its own. */
+export function describeFuzzRun(name: Identity['name']): void {
+  describe(`fuzzing the OpenAPI description with schemathesis as ${name}`, () => {
+    if (missing && process.env.CI !== 'true') {
+      test(`skipped: ${missing}`, { skip: missing }, () => {});
+      return;
     }
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
 
-  // The admin runs last: its requests may disable or delete the other users and the seeded data.
-  for (const name of ['anonymous', 'viewer', 'analyst', 'admin'] as const) {
+    let server: ChildProcess | undefined;
+    let serverOutput = '';
+    let dataDir: string;
+    let work: string;
+    let base: string;
+    let seeded: Seeded;
+
+    before(async () => {
+      assert.ok(!missing, `${missing}; CI needs the fuzz suite`);
+      dataDir = mkdtempSync(join(tmpdir(), 'vigil-fuzz-data-'));
+      work = mkdtempSync(join(tmpdir(), 'vigil-fuzz-'));
+      const port = await freePort();
+      base = `http://127.0.0.1:${port}`;
+      const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ADMIN_PASSWORD, LOG_LEVEL: 'warn' };
+      for (const name of ['DATABASE_URL', 'ADMIN_USERNAME', 'JWT_SECRET', 'PUBLIC_URL', 'SEARCH_BACKEND', 'OIDC_ISSUER']) delete env[name];
+      const child = spawn(process.execPath, vigilArgv(['serve']), { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      server = child;
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (serverOutput += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (serverOutput += d));
+      await new Promise<void>((resolve, reject) => {
+        const ready = () => {
+          if (serverOutput.includes('Vigil is serving on')) {
+            child.stdout.off('data', ready);
+            child.off('exit', exited);
+            resolve();
+          }
+        };
+        const exited = (code: number | null) => reject(new Error(`vigil serve exited with ${code} before serving:\n${serverOutput}`));
+        child.stdout.on('data', ready);
+        child.once('exit', exited);
+      });
+      seeded = await seed(base, ADMIN_PASSWORD);
+    });
+
+    after(async () => {
+      if (server && server.exitCode === null && server.signalCode === null) {
+        const exited = new Promise((resolve) => server!.once('exit', resolve));
+        server.kill('SIGTERM');
+        const timer = setTimeout(() => server!.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (work) rmSync(work, { recursive: true, force: true });
+    });
+
     test(`as ${name}: no 5xx, every answer matches its declared schema`, { timeout: 15 * 60_000 }, async () => {
       const identity = seeded.identities.find((i) => i.name === name)!;
       const configFile = join(work, `${name}.toml`);
@@ -171,5 +172,5 @@ describe('fuzzing the OpenAPI description with schemathesis', () => {
       assert.match(outcome.output, /Test cases:\s*\n\s*\d+ generated, \d+ passed/, outcome.output.slice(-5000));
       assert.ok(server && server.exitCode === null, `the server stopped during the run:\n${serverOutput.slice(-5000)}`);
     });
-  }
-});
+  });
+}
