@@ -48,7 +48,8 @@ import { webUiRoutes } from '../web/ui-routes.js';
 export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
 
 export interface BuildOptions {
-  logger?: boolean | { level: string };
+  /** The request and start-up log (pino): off, or at a level, written to stdout or to `stream`. */
+  logger?: boolean | { level: string; stream?: { write(line: string): void } };
   trustProxy?: boolean;
   /** API-key rate limiting: the window length and, for tests, the clock. */
   rateLimit?: RateLimitOptions;
