@@ -31,6 +31,7 @@ import { healthRoutes } from '../health/routes.js';
 import { userRoutes } from '../users/routes.js';
 import { UserSchema } from '../users/view.js';
 import { indexPatternRoutes } from '../index-patterns/routes.js';
+import { presetRoutes } from '../index-patterns/preset-routes.js';
 import { ingestRoutes } from '../ingest/routes.js';
 import { esRoutes } from '../ingest/es/routes.js';
 import { bulkRuleRoutes } from '../rules/bulk-routes.js';
@@ -134,6 +135,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   twoFactorRoutes(app, ctx);
   userRoutes(app, ctx);
   auditRoutes(app, ctx);
+  presetRoutes(app);
   indexPatternRoutes(app, ctx);
   ruleRoutes(app, ctx);
   bulkRuleRoutes(app, ctx);

@@ -1,8 +1,8 @@
-// Index patterns (admin writes, everyone reads): CRUD, ingest-token rotation, the field catalogue,
-// and the field-mapping presets of the engine.
+// Index patterns (admin writes, everyone reads): CRUD, ingest-token rotation and the field catalogue.
+// The presets a pattern may start from are listed by preset-routes.ts.
 import { randomUUID } from 'node:crypto';
 import { Type } from '@fastify/type-provider-typebox';
-import { getPreset, listPresets } from '../sigma/index.js';
+import { getPreset } from '../sigma/index.js';
 import type { App, AppContext } from '../http/context.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
 import { Conditions, listQuerySchema, listResponseSchema, paginate, SearchParameter, subListQuerySchema } from '../http/lists.js';
@@ -48,24 +48,6 @@ const SettingsFields = {
   logsource_scope: Type.Optional(LogsourceScopeSchema),
 };
 
-const PresetSchema = Type.Object({
-  name: Type.String(),
-  description: Type.String(),
-  default_mapping: Type.String(),
-  field_mappings: Type.Array(FieldMappingSchema),
-  /** Mappings that hold for rules of one log source only, and win over `field_mappings` there. */
-  scoped_field_mappings: Type.Array(
-    Type.Object({
-      logsource: Type.Object({ category: Type.Optional(Type.String()), product: Type.Optional(Type.String()), service: Type.Optional(Type.String()) }),
-      field_mappings: Type.Array(FieldMappingSchema),
-    }),
-  ),
-});
-
-function mappingRows(mappings: Record<string, string[]>): { sigma_field: string; target_field: string }[] {
-  return Object.entries(mappings).flatMap(([sigma_field, targets]) => targets.map((target_field) => ({ sigma_field, target_field })));
-}
-
 function checkPreset(preset: string | null | undefined): void {
   if (preset && !getPreset(preset)) {
     throw badRequest('Invalid request', [{ field: 'body.preset', message: `unknown preset '${preset}'; see GET /api/field_mapping_presets` }]);
@@ -73,30 +55,6 @@ function checkPreset(preset: string | null | undefined): void {
 }
 
 export function indexPatternRoutes(app: App, ctx: AppContext): void {
-  app.get(
-    '/api/field_mapping_presets',
-    {
-      config: { access: { auth: 'session' } },
-      schema: {
-        tags: ['index patterns'],
-        summary: 'Field-mapping presets an index pattern can start from',
-        response: { 200: Type.Array(PresetSchema), ...errorResponses(401) },
-      },
-    },
-    async () =>
-      listPresets().map(({ name, description }) => {
-        const preset = getPreset(name)!;
-        const d = preset.defaultMapping;
-        return {
-          name,
-          description,
-          default_mapping: typeof d === 'string' ? d : `prefix:${d.prefix}`,
-          field_mappings: mappingRows(preset.fieldMappings),
-          scoped_field_mappings: (preset.scopedFieldMappings ?? []).map((m) => ({ logsource: m.logsource, field_mappings: mappingRows(m.mappings) })),
-        };
-      }),
-  );
-
   app.post(
     '/api/index_patterns',
     {

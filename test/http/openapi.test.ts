@@ -15,8 +15,10 @@ const PUBLIC = new Set([
   'GET /api/auth/sso/callback',
 ]);
 const LIST_PARAMETERS = ['page', 'page_size', 'sort_by', 'sort_order'];
-/** Lists of a collection (not the sub-lists of one resource, such as a rule's versions) also filter. */
-const FILTER_PARAMETERS = ['created_after', 'created_before', 'search'];
+/** Lists of a collection (not the sub-lists of one resource, such as a rule's versions) also search,
+ * and by creation time when their items have one. */
+const FILTER_PARAMETERS = ['search'];
+const TIME_PARAMETERS = ['created_after', 'created_before'];
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -170,7 +172,9 @@ describe('OpenAPI document', () => {
       const successSchema = op.responses?.['200']?.content?.['application/json']?.schema;
       if (method === 'GET' && successSchema?.properties?.items && successSchema?.properties?.pages) {
         const names = params.filter((p) => p.in === 'query').map((p) => p.name);
-        const expected = path.includes('{') ? LIST_PARAMETERS : [...LIST_PARAMETERS, ...FILTER_PARAMETERS];
+        const item = successSchema.properties.items.items;
+        const created = (item?.$ref ? resolveRef(doc, item.$ref) : item)?.properties?.created_at !== undefined;
+        const expected = path.includes('{') ? LIST_PARAMETERS : [...LIST_PARAMETERS, ...FILTER_PARAMETERS, ...(created ? TIME_PARAMETERS : [])];
         for (const name of expected) assert.ok(names.includes(name), `${key}: list parameter ${name}`);
         const pageSize = params.find((p) => p.name === 'page_size');
         assert.equal(pageSize.schema.maximum, 100, `${key}: page_size maximum`);
