@@ -47,6 +47,7 @@ export function presetRoutes(app: App): void {
       config: { access: { auth: 'session' } },
       schema: {
         tags: ['index patterns'],
+        operationId: 'listFieldMappingPresets',
         summary: 'Field-mapping presets an index pattern can start from (a list: paging, sort by name, search in name and description)',
         querystring: PresetListQuery,
         response: { 200: listResponseSchema(PresetSchema), ...errorResponses(400, 401) },

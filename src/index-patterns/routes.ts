@@ -61,6 +61,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
       config: admin,
       schema: {
         tags: ['index patterns'],
+        operationId: 'createIndexPattern',
         summary: 'Create an index pattern; answers its one-time ingest token',
         body: Type.Object(
           {
@@ -108,6 +109,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
       config: reader,
       schema: {
         tags: ['index patterns'],
+        operationId: 'listIndexPatterns',
         summary: 'List index patterns',
         querystring: listQuerySchema(['created_at', 'updated_at', 'name'], 'created_at', {}),
         response: { 200: listResponseSchema(IndexPatternSchema), ...errorResponses(400, 401) },
@@ -129,7 +131,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
 
   app.get(
     '/api/index_patterns/:id',
-    { config: reader, schema: { tags: ['index patterns'], summary: 'Read an index pattern', params: IdParams, response: { 200: IndexPatternSchema, ...errorResponses(401, 404) } } },
+    { config: reader, schema: { tags: ['index patterns'], operationId: 'getIndexPattern', summary: 'Read an index pattern', params: IdParams, response: { 200: IndexPatternSchema, ...errorResponses(401, 404) } } },
     async (request) => {
       const row = await findPatternById(ctx.db, request.params.id);
       if (!row) throw notFound(PATTERN_NOT_FOUND);
@@ -143,6 +145,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
       config: admin,
       schema: {
         tags: ['index patterns'],
+        operationId: 'updateIndexPattern',
         summary: 'Change an index pattern; new field mappings, placeholder values or log-source scope redeploy its deployed rules',
         params: IdParams,
         body: Type.Object(
@@ -176,7 +179,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
     '/api/index_patterns/:id',
     {
       config: admin,
-      schema: { tags: ['index patterns'], summary: 'Delete an index pattern and its stored events (refused while rules use it)', params: IdParams, response: { 204: Empty, ...errorResponses(401, 403, 404, 409) } },
+      schema: { tags: ['index patterns'], operationId: 'deleteIndexPattern', summary: 'Delete an index pattern and its stored events (refused while rules use it)', params: IdParams, response: { 204: Empty, ...errorResponses(401, 403, 404, 409) } },
     },
     async (request, reply) => {
       const removed = await removePattern(ctx, request.params.id);
@@ -191,6 +194,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
       config: admin,
       schema: {
         tags: ['index patterns'],
+        operationId: 'rotateIngestToken',
         summary: 'Replace the ingest token; the old one stops working at once',
         params: IdParams,
         response: { 200: Type.Object({ id: Uuid, name: Type.String(), ingest_token: Type.String(), ingest_token_prefix: Type.String() }), ...errorResponses(401, 403, 404) },
@@ -212,6 +216,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
       config: reader,
       schema: {
         tags: ['index patterns'],
+        operationId: 'listIndexPatternFields',
         summary: 'Fields seen in ingested events of this pattern, with how often',
         params: IdParams,
         querystring: FieldListQuery,

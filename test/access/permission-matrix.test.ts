@@ -31,6 +31,7 @@ type Row = Who | [Who, { query?: string; endsSession?: boolean }];
 
 const MATRIX: Record<string, Row> = {
   'GET /api/health': 'public',
+  'GET /api/openapi.json': 'public',
 
   // Sessions, two-factor login, single sign-on.
   'POST /api/auth/login': 'public',
@@ -121,6 +122,10 @@ const MATRIX: Record<string, Row> = {
   'GET /api/es/': 'es-probe',
   'GET /api/es/_license': 'es-probe',
   'GET /api/es/_cluster/health': 'es-probe',
+  'GET /api/es/{path}': 'es-probe',
+  'PUT /api/es/{path}': 'es-probe',
+  'POST /api/es/{path}': 'es-probe',
+  'DELETE /api/es/{path}': 'es-probe',
   'POST /api/es/_bulk': 'ingest',
   'PUT /api/es/_bulk': 'ingest',
   'POST /api/es/{index}/_bulk': 'ingest',
