@@ -53,6 +53,9 @@ export interface Config {
   ruleWork: { timeoutMs: number; memoryMb: number };
   /** How far behind the newest event time an event may arrive and still count in correlation windows (CORRELATION_LATENESS seconds). */
   correlationLatenessMs: number;
+  /** Settings that leave a feature off rather than stop the start (single sign-on without its client
+   * id): each a sentence naming what is missing, logged as a warning when the service starts. */
+  warnings: string[];
 }
 
 export interface HttpTimeouts {
@@ -158,7 +161,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const oidcIssuer = optional(env, 'OIDC_ISSUER')?.replace(/\/\.well-known\/openid-configuration\/?$/, '');
   const oidcClientId = optional(env, 'OIDC_CLIENT_ID');
-  checkOidc(env, oidcIssuer, oidcClientId);
+  const warnings: string[] = [];
+  const ssoMissing = missingSsoSettings(env, oidcIssuer, oidcClientId);
+  if (ssoMissing) warnings.push(ssoMissing);
+  else checkOidc(env, oidcIssuer, oidcClientId);
   return {
     host,
     port,
@@ -196,13 +202,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     http: httpTimeouts(env),
     ruleWork: { timeoutMs: seconds(env, 'RULE_WORK_TIMEOUT', 10, false), memoryMb: megabytes(env, 'RULE_WORK_MEMORY_MB', 256) },
     correlationLatenessMs: seconds(env, 'CORRELATION_LATENESS', 0),
+    warnings,
   };
 }
 
-/** Single sign-on settings: issuer and client id together, https (http only on this machine), a valid role map and default role. */
+/** Why single sign-on stays off although some of its settings are given (decisions §1: it is on when
+ * the issuer is set, but signing in also needs the client id), naming what is missing; undefined when
+ * it is fully configured or not configured at all. */
+function missingSsoSettings(env: NodeJS.ProcessEnv, issuer: string | undefined, clientId: string | undefined): string | undefined {
+  if (issuer && !clientId) {
+    const missing = optional(env, 'OIDC_CLIENT_SECRET') === undefined ? 'OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are' : 'OIDC_CLIENT_ID is';
+    return (
+      `Single sign-on is off: OIDC_ISSUER is set but ${missing} not. Set OIDC_CLIENT_ID to the client registered ` +
+      'with the identity provider, and OIDC_CLIENT_SECRET unless that client is public (PKCE only).'
+    );
+  }
+  if (!issuer && clientId) return 'Single sign-on is off: OIDC_CLIENT_ID is set but OIDC_ISSUER is not. Set OIDC_ISSUER to the identity provider.';
+  return undefined;
+}
+
+/** Single sign-on settings, when both issuer and client id are set: https (http only on this machine), a valid role map and default role. */
 function checkOidc(env: NodeJS.ProcessEnv, issuer: string | undefined, clientId: string | undefined): void {
-  if (!issuer && !clientId) return;
-  if (!issuer || !clientId) throw new ConfigError('OIDC_ISSUER and OIDC_CLIENT_ID must be set together to enable single sign-on');
+  if (!issuer || !clientId) return;
   let issuerUrl: URL;
   try {
     issuerUrl = new URL(issuer);

@@ -48,6 +48,7 @@ export async function createService(config: Config, options: BuildOptions & { db
     const context: AppContext = { config, db, tokens: new TokenService(secret), backend, history, enricher: threatIntel };
     const bootstrap = await bootstrapAdmin(db, config.adminUsername, config.adminPassword);
     const app = await buildApp(context, options);
+    for (const warning of config.warnings) app.log.warn(warning);
     backend.attachLog(app.log);
     if (backend instanceof OpenSearchBackend) backend.reconcileInBackground();
     const housekeeping = setInterval(() => {

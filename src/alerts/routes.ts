@@ -69,6 +69,7 @@ export function alertRoutes(app: App, ctx: AppContext): void {
       config: reader,
       schema: {
         tags: ['alerts'],
+        operationId: 'listAlerts',
         summary: 'List alerts (newest first by default); filters combine with AND',
         querystring: alertListQuery,
         response: { 200: AlertListSchema, ...errorResponses(400, 401) },
@@ -81,7 +82,7 @@ export function alertRoutes(app: App, ctx: AppContext): void {
     '/api/alerts/:id',
     {
       config: reader,
-      schema: { tags: ['alerts'], summary: 'Read an alert with its event and matched conditions', params: IdParams, response: { 200: AlertDetailSchema, ...errorResponses(401, 404) } },
+      schema: { tags: ['alerts'], operationId: 'getAlert', summary: 'Read an alert with its event and matched conditions', params: IdParams, response: { 200: AlertDetailSchema, ...errorResponses(401, 404) } },
     },
     async (request) => readAlert(ctx, request.params.id),
   );
@@ -92,6 +93,7 @@ export function alertRoutes(app: App, ctx: AppContext): void {
       config: analyst,
       schema: {
         tags: ['alerts'],
+        operationId: 'updateAlertStatus',
         summary: "Change an alert's status (new → acknowledged → resolved | false_positive; any → new), optionally with a comment",
         params: IdParams,
         body: Type.Object({ status: AlertStatusSchema, comment: Type.Optional(CommentText) }, { additionalProperties: false }),
@@ -107,6 +109,7 @@ export function alertRoutes(app: App, ctx: AppContext): void {
       config: analyst,
       schema: {
         tags: ['alerts'],
+        operationId: 'bulkUpdateAlertStatus',
         summary: 'Change the status of many alerts (1 to 1000 ids); each id succeeds or fails on its own',
         body: Type.Object(
           {
@@ -128,6 +131,7 @@ export function alertRoutes(app: App, ctx: AppContext): void {
       config: reader,
       schema: {
         tags: ['alerts'],
+        operationId: 'listAlertComments',
         summary: "An alert's comments, oldest first",
         params: IdParams,
         querystring: CommentListQuery,
@@ -147,6 +151,7 @@ export function alertRoutes(app: App, ctx: AppContext): void {
       config: analyst,
       schema: {
         tags: ['alerts'],
+        operationId: 'addAlertComment',
         summary: 'Comment on an alert (its status is unchanged)',
         params: IdParams,
         body: Type.Object({ text: CommentText }, { additionalProperties: false }),

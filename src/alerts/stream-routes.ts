@@ -84,6 +84,7 @@ export function alertStreamRoutes(app: App, ctx: AppContext, options: AlertStrea
       exposeHeadRoute: false,
       schema: {
         tags: ['alerts'],
+        operationId: 'streamAlerts',
         summary: 'New alerts and status changes as Server-Sent Events (resume with Last-Event-ID)',
         querystring: StreamQuery,
         response: { 200: EventStream, ...errorResponses(400, 401, 429) },

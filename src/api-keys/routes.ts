@@ -28,6 +28,7 @@ export function apiKeyRoutes(app: App, ctx: AppContext): void {
       config: anyUser,
       schema: {
         tags: ['api keys'],
+        operationId: 'createApiKey',
         summary: 'Create an API key for yourself (high tier: admins only); the key is in this answer only',
         body: Type.Object(
           {
@@ -52,6 +53,7 @@ export function apiKeyRoutes(app: App, ctx: AppContext): void {
       config: anyUser,
       schema: {
         tags: ['api keys'],
+        operationId: 'listApiKeys',
         summary: 'List API keys (your own; admins see every key), without their secrets',
         querystring: KeyListQuery,
         response: { 200: listResponseSchema(ApiKeySchema), ...errorResponses(400, 401) },
@@ -83,6 +85,7 @@ export function apiKeyRoutes(app: App, ctx: AppContext): void {
       config: anyUser,
       schema: {
         tags: ['api keys'],
+        operationId: 'revokeApiKey',
         summary: 'Revoke an API key (yours; admins: any); it stops working at once',
         params: IdParams,
         response: { 204: Empty, ...errorResponses(401, 404) },

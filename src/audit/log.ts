@@ -2,10 +2,11 @@
 // Details must never contain secrets (passwords, tokens, keys).
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
+import type { AuditAction } from './actions.js';
 
 export interface AuditEntry {
   actor: string | null;
-  action: string;
+  action: AuditAction;
   targetType?: string;
   targetId?: string;
   details?: Record<string, unknown>;

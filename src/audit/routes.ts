@@ -37,6 +37,7 @@ export function auditRoutes(app: App, ctx: AppContext): void {
       config: { access: { auth: 'session', role: 'admin' } },
       schema: {
         tags: ['audit'],
+        operationId: 'listAuditEntries',
         summary: 'Audit log: who did what, to which target, when and from where',
         querystring: listQuerySchema(['created_at', 'action', 'actor'], 'created_at', {
           action: Type.Optional(Type.String({ maxLength: 100 })),

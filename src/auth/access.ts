@@ -4,10 +4,12 @@
 //             POST/PUT/PATCH/DELETE also need a valid X-CSRF-Token;
 //   apikey  — an API key (read-only external endpoints): GET only, counted against the key's rate
 //             limit; a JWT there is refused (401).
-// Routes without a declaration are session routes for any role: secure by default. An API key is
-// read-only everywhere: on a session route, or with any write (also on a public route or a path no
-// route answers), a valid key gets 403 (and is counted against its rate limit like any other request
-// it makes). An unknown key gets 401.
+// Routes without a declaration are session routes for any role: secure by default. An API key (a
+// credential starting svc_ak_, sent as `Authorization: Bearer` or, like a session, in the cookie) is
+// accepted by the external endpoints only: on every other route, public ones included, whatever the
+// method, and with a write also where no route answers, a valid key gets 403 (and is counted against
+// its rate limit like any other request it makes); an unknown key gets 401. A read of a path no route
+// answers stays a 404.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
 import { FORBIDDEN, HttpError, forbidden, unauthorized } from '../http/errors.js';
@@ -75,6 +77,14 @@ function presentedCredential(request: FastifyRequest): string | undefined {
   return request.cookies?.[SESSION_COOKIE] || undefined;
 }
 
+/** The API key a request presents where a session would be (the Bearer header, else the cookie), if
+ * what is there is one; anything else is left to the route (public routes ignore it). */
+function presentedApiKey(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  const credential = header !== undefined ? bearerToken(header) : request.cookies?.[SESSION_COOKIE];
+  return credential?.startsWith(API_KEY_PREFIX) ? credential : undefined;
+}
+
 export function registerAccessControl(
   app: FastifyInstance,
   deps: { db: Database; tokens: TokenService; apiKeys?: ApiKeyGate },
@@ -95,20 +105,19 @@ export function registerAccessControl(
     return principal;
   }
 
-  /** A key is read-only everywhere: a write it sends is refused also on public routes and where no
-   * route answers (404/405), so no route can forget it. */
-  async function refuseApiKeyWrite(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const token = bearerToken(request.headers.authorization);
-    if (STATE_CHANGING.has(request.method) && token?.startsWith(API_KEY_PREFIX)) {
-      await apiKeyPrincipal(token, reply);
-      throw forbidden(FORBIDDEN);
-    }
+  /** A key works on the external endpoints only: one sent to a public route is refused too, whatever
+   * the method, and so is a write where no route answers (404/405), so no route can forget it. */
+  async function refuseApiKey(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const key = presentedApiKey(request);
+    if (key === undefined) return;
+    await apiKeyPrincipal(key, reply);
+    throw forbidden(FORBIDDEN);
   }
 
   app.addHook('onRequest', async (request, reply) => {
-    if (request.is404) return refuseApiKeyWrite(request, reply);
+    if (request.is404) return STATE_CHANGING.has(request.method) ? refuseApiKey(request, reply) : undefined;
     const access: Access = request.routeOptions.config.access ?? { auth: 'session' };
-    if (access.auth === 'public') return refuseApiKeyWrite(request, reply);
+    if (access.auth === 'public') return refuseApiKey(request, reply);
 
     const credential = presentedCredential(request);
     if (!credential) throw unauthorized();

@@ -3,6 +3,7 @@
 import type { Database } from '../db/database.js';
 import { HttpError, tooManyRequests } from '../http/errors.js';
 import { recordAudit } from '../audit/log.js';
+import type { ThrottledCheck } from '../audit/actions.js';
 import { findUserByUsername, type UserRow } from '../users/store.js';
 import { accountKey, reserveLoginAttempt, settleLoginFailure, settleLoginSuccess } from './login-throttle.js';
 import { verifyPassword } from './passwords.js';
@@ -40,7 +41,7 @@ async function auditBlocked(db: Database, key: string, entry: Parameters<typeof 
  */
 export async function throttledPasswordCheck(
   db: Database,
-  check: { account: string; actor: string; ip: string; action: string },
+  check: { account: string; actor: string; ip: string; action: ThrottledCheck },
   verify: () => Promise<boolean>,
 ): Promise<boolean> {
   const verdict = await reserveLoginAttempt(db, check.account, check.ip);

@@ -35,6 +35,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
       config: { access: { auth: 'public' } },
       schema: {
         tags: ['auth'],
+        operationId: 'login',
         summary: 'Log in with username and password',
         security: [],
         body: Type.Object(
@@ -71,7 +72,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/api/auth/logout',
     {
-      schema: { tags: ['auth'], summary: 'End the session: revokes its token and clears the cookie', response: { 204: Empty, ...errorResponses(401, 403) } },
+      schema: { tags: ['auth'], operationId: 'logout', summary: 'End the session: revokes its token and clears the cookie', response: { 204: Empty, ...errorResponses(401, 403) } },
     },
     async (request, reply) => {
       const session = sessionOf(request);
@@ -87,6 +88,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags: ['auth'],
+        operationId: 'getCurrentUser',
         summary: 'The signed-in user',
         response: {
           200: Type.Object({
@@ -117,6 +119,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags: ['auth'],
+        operationId: 'getCsrfToken',
         summary: 'The CSRF token of this session, for X-CSRF-Token on state-changing requests',
         response: { 200: Type.Object({ csrf_token: Type.String() }), ...errorResponses(401) },
       },
@@ -129,6 +132,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags: ['auth'],
+        operationId: 'changePassword',
         summary: 'Change your own password; your other sessions are revoked',
         body: Type.Object(
           {

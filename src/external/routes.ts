@@ -41,6 +41,7 @@ export function externalRoutes(app: App, ctx: AppContext): void {
       config: { access: apiKey },
       schema: {
         tags: ['external'],
+        operationId: 'listExternalAlerts',
         summary: 'List alerts (as GET /api/alerts)',
         description: `Same parameters and answer as GET /api/alerts.${LIMITED}`,
         querystring: alertListQuery,
@@ -56,6 +57,7 @@ export function externalRoutes(app: App, ctx: AppContext): void {
       config: { access: apiKey, notFound: ALERT_NOT_FOUND },
       schema: {
         tags: ['external'],
+        operationId: 'getExternalAlert',
         summary: 'Read an alert (as GET /api/alerts/{id})',
         description: `Same answer as GET /api/alerts/{id}.${LIMITED}`,
         params: IdParams,
@@ -71,6 +73,7 @@ export function externalRoutes(app: App, ctx: AppContext): void {
       config: { access: apiKey },
       schema: {
         tags: ['external'],
+        operationId: 'listExternalRules',
         summary: 'List rules (as GET /api/rules)',
         description: `Same parameters and answer as GET /api/rules.${LIMITED}`,
         querystring: ruleListQuery,
@@ -86,6 +89,7 @@ export function externalRoutes(app: App, ctx: AppContext): void {
       config: { access: apiKey, notFound: RULE_NOT_FOUND },
       schema: {
         tags: ['external'],
+        operationId: 'getExternalRule',
         summary: 'Read a rule (as GET /api/rules/{id})',
         description: `Same answer as GET /api/rules/{id}.${LIMITED}`,
         params: IdParams,
@@ -101,6 +105,7 @@ export function externalRoutes(app: App, ctx: AppContext): void {
       config: { access: apiKey },
       schema: {
         tags: ['external'],
+        operationId: 'getExternalStats',
         summary: 'Dashboard figures (as GET /api/stats)',
         description: `Same answer as GET /api/stats.${LIMITED}`,
         response: limitedResponses(StatsSchema, 403),

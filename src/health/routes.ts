@@ -14,7 +14,7 @@ export function healthRoutes(app: App, ctx: AppContext): void {
     '/api/health',
     {
       config: { access: { auth: 'public' } },
-      schema: { tags: ['health'], summary: 'Service health', security: [], response: { 200: HealthSchema, 503: HealthSchema } },
+      schema: { tags: ['health'], operationId: 'getHealth', summary: 'Service health', security: [], response: { 200: HealthSchema, 503: HealthSchema } },
     },
     async (_request, reply) => {
       const database = await ctx.db.query('SELECT 1').then(

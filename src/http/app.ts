@@ -32,6 +32,7 @@ import { healthRoutes } from '../health/routes.js';
 import { userRoutes } from '../users/routes.js';
 import { UserSchema } from '../users/view.js';
 import { indexPatternRoutes } from '../index-patterns/routes.js';
+import { presetRoutes } from '../index-patterns/preset-routes.js';
 import { ingestRoutes } from '../ingest/routes.js';
 import { esRoutes } from '../ingest/es/routes.js';
 import { bulkRuleRoutes } from '../rules/bulk-routes.js';
@@ -49,7 +50,8 @@ import { webUiRoutes } from '../web/ui-routes.js';
 export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
 
 export interface BuildOptions {
-  logger?: boolean | { level: string };
+  /** The request and start-up log (pino): off, or at a level, written to stdout or to `stream`. */
+  logger?: boolean | { level: string; stream?: { write(line: string): void } };
   trustProxy?: boolean;
   /** API-key rate limiting: the window length and, for tests, the clock. */
   rateLimit?: RateLimitOptions;
@@ -135,6 +137,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   twoFactorRoutes(app, ctx);
   userRoutes(app, ctx);
   auditRoutes(app, ctx);
+  presetRoutes(app);
   indexPatternRoutes(app, ctx);
   ruleRoutes(app, ctx);
   bulkRuleRoutes(app, ctx);

@@ -103,6 +103,18 @@ export interface Page<T> {
   pages: number;
 }
 
+/** One page of a list held in memory (already filtered and sorted), each item shaped by `view`. */
+export function pageOfList<T, V>(all: T[], query: { page: number; page_size: number }, view: (item: T) => V): Page<V> {
+  const start = (query.page - 1) * query.page_size;
+  return {
+    items: all.slice(start, start + query.page_size).map(view),
+    total: all.length,
+    page: query.page,
+    page_size: query.page_size,
+    pages: Math.ceil(all.length / query.page_size),
+  };
+}
+
 /**
  * Runs a paginated query. `from` is the FROM clause (with joins); `sortColumns` maps each allowed
  * sort_by value to an SQL expression; `tieBreaker` keeps the order stable between pages.

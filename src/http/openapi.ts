@@ -1,8 +1,20 @@
 // OpenAPI 3 description generated from the route schemas, served at /api/openapi.json.
 import swagger from '@fastify/swagger';
+import { Type, type Static } from '@fastify/type-provider-typebox';
 import type { Access } from '../auth/access.js';
 import type { App } from './context.js';
-import { errorResponses } from './schemas.js';
+import { addGenericAnswers } from './generic-answers.js';
+
+/** The answer of GET /api/openapi.json, described by its outline (the rest is the OpenAPI 3.1 standard). */
+const OpenApiDocument = Type.Object(
+  {
+    openapi: Type.String(),
+    info: Type.Object({ title: Type.String(), version: Type.String() }, { additionalProperties: true }),
+    paths: Type.Record(Type.String(), Type.Object({}, { additionalProperties: true })),
+    components: Type.Object({}, { additionalProperties: true }),
+  },
+  { additionalProperties: true, description: 'An OpenAPI 3.1 document' },
+);
 
 interface ObjectSchema {
   properties?: Record<string, { default?: unknown }>;
@@ -66,16 +78,25 @@ export async function registerOpenApi(app: App): Promise<void> {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((m) => m.toUpperCase());
     const writes = methods.some((m) => m !== 'GET' && m !== 'HEAD');
     if (schema.querystring !== undefined) schema.querystring = defaultsOptional(schema.querystring);
-    // Every route that reads a body can answer 413 (too large) and 415 (a content type it does not read).
-    const response = schema.response;
-    if (response && (schema.body !== undefined || route.config?.swaggerTransform)) {
-      schema.response = { ...response, ...errorResponses(...[413, 415].filter((c) => !(c in response))) };
-    }
+    addGenericAnswers(route);
     if (schema.security !== undefined) return;
     const access = (route.config as { access?: Access } | undefined)?.access ?? { auth: 'session' };
     if (access.auth === 'public') schema.security = [];
     else if (access.auth === 'apikey') schema.security = [{ apiKey: [] }];
     else schema.security = writes ? [{ bearerAuth: [], csrfToken: [] }, { cookieAuth: [], csrfToken: [] }] : [{ bearerAuth: [] }, { cookieAuth: [] }];
   });
-  app.get('/api/openapi.json', { config: { access: { auth: 'public' } }, schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    '/api/openapi.json',
+    {
+      config: { access: { auth: 'public' } },
+      schema: {
+        tags: ['openapi'],
+        operationId: 'getOpenApiDocument',
+        summary: 'This description of the API (OpenAPI 3.1), generated from the route schemas',
+        security: [],
+        response: { 200: OpenApiDocument },
+      },
+    },
+    async () => app.swagger() as Static<typeof OpenApiDocument>,
+  );
 }

@@ -1,8 +1,8 @@
-// Index patterns (admin writes, everyone reads): CRUD, ingest-token rotation, the field catalogue,
-// and the field-mapping presets of the engine.
+// Index patterns (admin writes, everyone reads): CRUD, ingest-token rotation and the field catalogue.
+// The presets a pattern may start from are listed by preset-routes.ts.
 import { randomUUID } from 'node:crypto';
 import { Type } from '@fastify/type-provider-typebox';
-import { getPreset, listPresets } from '../sigma/index.js';
+import { getPreset } from '../sigma/index.js';
 import type { App, AppContext } from '../http/context.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
 import { Conditions, listQuerySchema, listResponseSchema, paginate, SearchParameter, subListQuerySchema } from '../http/lists.js';
@@ -48,24 +48,6 @@ const SettingsFields = {
   logsource_scope: Type.Optional(LogsourceScopeSchema),
 };
 
-const PresetSchema = Type.Object({
-  name: Type.String(),
-  description: Type.String(),
-  default_mapping: Type.String(),
-  field_mappings: Type.Array(FieldMappingSchema),
-  /** Mappings that hold for rules of one log source only, and win over `field_mappings` there. */
-  scoped_field_mappings: Type.Array(
-    Type.Object({
-      logsource: Type.Object({ category: Type.Optional(Type.String()), product: Type.Optional(Type.String()), service: Type.Optional(Type.String()) }),
-      field_mappings: Type.Array(FieldMappingSchema),
-    }),
-  ),
-});
-
-function mappingRows(mappings: Record<string, string[]>): { sigma_field: string; target_field: string }[] {
-  return Object.entries(mappings).flatMap(([sigma_field, targets]) => targets.map((target_field) => ({ sigma_field, target_field })));
-}
-
 function checkPreset(preset: string | null | undefined): void {
   if (preset && !getPreset(preset)) {
     throw badRequest('Invalid request', [{ field: 'body.preset', message: `unknown preset '${preset}'; see GET /api/field_mapping_presets` }]);
@@ -73,36 +55,13 @@ function checkPreset(preset: string | null | undefined): void {
 }
 
 export function indexPatternRoutes(app: App, ctx: AppContext): void {
-  app.get(
-    '/api/field_mapping_presets',
-    {
-      config: { access: { auth: 'session' } },
-      schema: {
-        tags: ['index patterns'],
-        summary: 'Field-mapping presets an index pattern can start from',
-        response: { 200: Type.Array(PresetSchema), ...errorResponses(401) },
-      },
-    },
-    async () =>
-      listPresets().map(({ name, description }) => {
-        const preset = getPreset(name)!;
-        const d = preset.defaultMapping;
-        return {
-          name,
-          description,
-          default_mapping: typeof d === 'string' ? d : `prefix:${d.prefix}`,
-          field_mappings: mappingRows(preset.fieldMappings),
-          scoped_field_mappings: (preset.scopedFieldMappings ?? []).map((m) => ({ logsource: m.logsource, field_mappings: mappingRows(m.mappings) })),
-        };
-      }),
-  );
-
   app.post(
     '/api/index_patterns',
     {
       config: admin,
       schema: {
         tags: ['index patterns'],
+        operationId: 'createIndexPattern',
         summary: 'Create an index pattern; answers its one-time ingest token',
         body: Type.Object(
           {
@@ -150,6 +109,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
       config: reader,
       schema: {
         tags: ['index patterns'],
+        operationId: 'listIndexPatterns',
         summary: 'List index patterns',
         querystring: listQuerySchema(['created_at', 'updated_at', 'name'], 'created_at', {}),
         response: { 200: listResponseSchema(IndexPatternSchema), ...errorResponses(400, 401) },
@@ -171,7 +131,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
 
   app.get(
     '/api/index_patterns/:id',
-    { config: reader, schema: { tags: ['index patterns'], summary: 'Read an index pattern', params: IdParams, response: { 200: IndexPatternSchema, ...errorResponses(401, 404) } } },
+    { config: reader, schema: { tags: ['index patterns'], operationId: 'getIndexPattern', summary: 'Read an index pattern', params: IdParams, response: { 200: IndexPatternSchema, ...errorResponses(401, 404) } } },
     async (request) => {
       const row = await findPatternById(ctx.db, request.params.id);
       if (!row) throw notFound(PATTERN_NOT_FOUND);
@@ -185,6 +145,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
       config: admin,
       schema: {
         tags: ['index patterns'],
+        operationId: 'updateIndexPattern',
         summary: 'Change an index pattern; new field mappings, placeholder values or log-source scope redeploy its deployed rules',
         params: IdParams,
         body: Type.Object(
@@ -218,7 +179,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
     '/api/index_patterns/:id',
     {
       config: admin,
-      schema: { tags: ['index patterns'], summary: 'Delete an index pattern and its stored events (refused while rules use it)', params: IdParams, response: { 204: Empty, ...errorResponses(401, 403, 404, 409) } },
+      schema: { tags: ['index patterns'], operationId: 'deleteIndexPattern', summary: 'Delete an index pattern and its stored events (refused while rules use it)', params: IdParams, response: { 204: Empty, ...errorResponses(401, 403, 404, 409) } },
     },
     async (request, reply) => {
       const removed = await removePattern(ctx, request.params.id);
@@ -233,6 +194,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
       config: admin,
       schema: {
         tags: ['index patterns'],
+        operationId: 'rotateIngestToken',
         summary: 'Replace the ingest token; the old one stops working at once',
         params: IdParams,
         response: { 200: Type.Object({ id: Uuid, name: Type.String(), ingest_token: Type.String(), ingest_token_prefix: Type.String() }), ...errorResponses(401, 403, 404) },
@@ -254,6 +216,7 @@ export function indexPatternRoutes(app: App, ctx: AppContext): void {
       config: reader,
       schema: {
         tags: ['index patterns'],
+        operationId: 'listIndexPatternFields',
         summary: 'Fields seen in ingested events of this pattern, with how often',
         params: IdParams,
         querystring: FieldListQuery,

@@ -60,6 +60,7 @@ export async function ingestRoutes(app: App, ctx: AppContext): Promise<void> {
         },
         schema: {
           tags: ['ingest'],
+          operationId: 'ingestEvents',
           summary: 'Send events to an index pattern (ingest token as Bearer; JSON, JSON array or NDJSON; gzip allowed; up to 10 MiB, also unzipped, and 100,000 events)',
           security: [{ ingestToken: [] }],
           params: Type.Object({ name: Type.String({ maxLength: 100 }) }),

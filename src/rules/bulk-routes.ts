@@ -56,6 +56,7 @@ export function bulkRuleRoutes(app: App, ctx: AppContext): void {
       config: adminOnly,
       schema: {
         tags: ['rules'],
+        operationId: 'bulkDeleteRules',
         summary: 'Delete many rules',
         body: BulkIds,
         response: { 200: Type.Object({ deleted: Type.Integer(), failed: Type.Array(BulkFailure) }), ...errorResponses(400, 401, 403) },
@@ -78,6 +79,7 @@ export function bulkRuleRoutes(app: App, ctx: AppContext): void {
       config: analyst,
       schema: {
         tags: ['rules'],
+        operationId: 'bulkDeployRules',
         summary: 'Deploy many rules; rules already deployed at their current version are skipped',
         body: BulkIds,
         response: {
@@ -106,6 +108,7 @@ export function bulkRuleRoutes(app: App, ctx: AppContext): void {
       config: analyst,
       schema: {
         tags: ['rules'],
+        operationId: 'bulkUndeployRules',
         summary: 'Undeploy many rules; rules that are not deployed are skipped',
         body: BulkIds,
         response: {

@@ -39,6 +39,7 @@ export async function importRoutes(app: App, ctx: AppContext): Promise<void> {
         bodyLimit: IMPORT_BODY_LIMIT,
         schema: {
           tags: ['rules'],
+          operationId: 'importRules',
           summary: 'Import many rules: multi-document YAML or a zip of rule files (up to 32 MiB, 10,000 rules)',
           querystring: Type.Object({
             index_pattern: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),

@@ -27,6 +27,7 @@ export function reconcileRoutes(app: App, ctx: AppContext): void {
       config: adminOnly,
       schema: {
         tags: ['rules'],
+        operationId: 'reconcileRules',
         summary: 'Make the search backend hold exactly the deployed rules; reports what was fixed',
         response: { 200: ReconcileSchema, ...errorResponses(401, 403, 503) },
       },

@@ -63,6 +63,7 @@ export function ruleRoutes(app: App, ctx: AppContext): void {
       config: analyst,
       schema: {
         tags: ['rules'],
+        operationId: 'createRule',
         summary: 'Create a rule from Sigma YAML (validated; optionally deployed in the same step)',
         body: Type.Object(
           {
@@ -83,14 +84,14 @@ export function ruleRoutes(app: App, ctx: AppContext): void {
     '/api/rules',
     {
       config: reader,
-      schema: { tags: ['rules'], summary: 'List rules', querystring: ruleListQuery, response: { 200: listResponseSchema(RuleSchema), ...errorResponses(400, 401) } },
+      schema: { tags: ['rules'], operationId: 'listRules', summary: 'List rules', querystring: ruleListQuery, response: { 200: listResponseSchema(RuleSchema), ...errorResponses(400, 401) } },
     },
     async (request) => listRules(ctx, request.query),
   );
 
   app.get(
     '/api/rules/:id',
-    { config: reader, schema: { tags: ['rules'], summary: 'Read a rule', params: IdParams, response: { 200: RuleSchema, ...errorResponses(401, 404) } } },
+    { config: reader, schema: { tags: ['rules'], operationId: 'getRule', summary: 'Read a rule', params: IdParams, response: { 200: RuleSchema, ...errorResponses(401, 404) } } },
     async (request) => readRule(ctx, request.params.id),
   );
 
@@ -100,6 +101,7 @@ export function ruleRoutes(app: App, ctx: AppContext): void {
       config: analyst,
       schema: {
         tags: ['rules'],
+        operationId: 'updateRule',
         summary: 'Update a rule (partial); a change makes a new version and redeploys a deployed rule',
         params: IdParams,
         body: Type.Object(
@@ -121,7 +123,7 @@ export function ruleRoutes(app: App, ctx: AppContext): void {
     '/api/rules/:id',
     {
       config: adminOnly,
-      schema: { tags: ['rules'], summary: 'Delete a rule with its versions, exceptions and stored query', params: IdParams, response: { 204: Empty, ...errorResponses(401, 403, 404, 409, 503) } },
+      schema: { tags: ['rules'], operationId: 'deleteRule', summary: 'Delete a rule with its versions, exceptions and stored query', params: IdParams, response: { 204: Empty, ...errorResponses(401, 403, 404, 409, 503) } },
     },
     async (request, reply) => {
       await deleteRule(ctx, actorOf(request), request.params.id);
@@ -135,6 +137,7 @@ export function ruleRoutes(app: App, ctx: AppContext): void {
       config: analyst,
       schema: {
         tags: ['rules'],
+        operationId: 'deployRule',
         summary: 'Deploy (or redeploy) a rule as a stored query in svc-percolator-{index pattern}; a correlation rule deploys the rules it references',
         params: IdParams,
         response: {
@@ -155,6 +158,7 @@ export function ruleRoutes(app: App, ctx: AppContext): void {
       config: analyst,
       schema: {
         tags: ['rules'],
+        operationId: 'undeployRule',
         summary: 'Undeploy a rule: detection stops, the rule is kept',
         params: IdParams,
         response: { 200: Type.Object({ id: Uuid, status: Type.Literal('undeployed') }), ...errorResponses(401, 403, 404, 409, 503) },

@@ -107,6 +107,7 @@ export function testingRoutes(app: App, ctx: AppContext): void {
       config: analyst,
       schema: {
         tags: ['rule testing'],
+        operationId: 'testRule',
         summary: 'Test a saved rule against a sample event (no alert is created)',
         params: Type.Object({ id: Uuid }),
         body: Type.Object({ sample_log: Type.Optional(Type.Unknown()) }, { additionalProperties: false }),
@@ -131,6 +132,7 @@ export function testingRoutes(app: App, ctx: AppContext): void {
       config: analyst,
       schema: {
         tags: ['rule testing'],
+        operationId: 'testRuleYaml',
         summary: 'Test unsaved Sigma YAML against a sample event',
         body: Type.Object(
           {
@@ -173,6 +175,7 @@ export function testingRoutes(app: App, ctx: AppContext): void {
       config: analyst,
       schema: {
         tags: ['rule testing'],
+        operationId: 'testRuleHistorical',
         summary: "Dry run of a saved rule over its index pattern's stored events",
         params: Type.Object({ id: Uuid }),
         body: Type.Object(

@@ -22,6 +22,7 @@ export function versionRoutes(app: App, ctx: AppContext): void {
       config: reader,
       schema: {
         tags: ['rules'],
+        operationId: 'listRuleVersions',
         summary: 'Version history, newest first',
         params: Type.Object({ id: Uuid }),
         querystring: VersionListQuery,
@@ -39,7 +40,7 @@ export function versionRoutes(app: App, ctx: AppContext): void {
     '/api/rules/:id/versions/:version',
     {
       config: reader,
-      schema: { tags: ['rules'], summary: 'One version of a rule', params: VersionParams, response: { 200: VersionSchema, ...errorResponses(401, 404) } },
+      schema: { tags: ['rules'], operationId: 'getRuleVersion', summary: 'One version of a rule', params: VersionParams, response: { 200: VersionSchema, ...errorResponses(401, 404) } },
     },
     async (request) => {
       if (!(await findRule(ctx.db, request.params.id))) throw notFound(RULE_NOT_FOUND);
@@ -56,6 +57,7 @@ export function versionRoutes(app: App, ctx: AppContext): void {
       config: analyst,
       schema: {
         tags: ['rules'],
+        operationId: 'rollbackRule',
         summary: 'Roll back: a new version with the content of an older one (redeployed if deployed)',
         params: Type.Object({ id: Uuid }),
         body: Type.Object({ version: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) }, { additionalProperties: false }),

@@ -85,7 +85,7 @@ export function statsRoutes(app: App, ctx: AppContext): void {
     '/api/stats',
     {
       config: { access: { auth: 'session' } },
-      schema: { tags: ['stats'], summary: 'Dashboard figures: alerts, rules, top rules, the last day hour by hour, ingested events', response: { 200: StatsSchema, ...errorResponses(401) } },
+      schema: { tags: ['stats'], operationId: 'getStats', summary: 'Dashboard figures: alerts, rules, top rules, the last day hour by hour, ingested events', response: { 200: StatsSchema, ...errorResponses(401) } },
     },
     async () => readStats(ctx),
   );

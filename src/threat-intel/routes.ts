@@ -45,6 +45,7 @@ export async function threatIntelRoutes(app: App, ctx: AppContext): Promise<void
         schema: {
           consumes: ['application/json', 'multipart/form-data'],
           tags: ['threat intel'],
+          operationId: 'createThreatIntelFeed',
           summary: 'Upload a threat-intel feed (plain, csv, misp, stix or abusech content, up to 20 MiB)',
           body: Type.Object(FeedFields, { additionalProperties: false }),
           response: { 201: CreatedFeedSchema, ...errorResponses(400, 401, 403, 413) },
@@ -73,6 +74,7 @@ export async function threatIntelRoutes(app: App, ctx: AppContext): Promise<void
       config: reader,
       schema: {
         tags: ['threat intel'],
+        operationId: 'listThreatIntelFeeds',
         summary: 'List threat-intel feeds',
         querystring: listQuerySchema(['created_at', 'name', 'indicators'], 'created_at', { format: Type.Optional(StringEnum(FEED_FORMATS)) }),
         response: { 200: listResponseSchema(FeedSchema), ...errorResponses(400, 401) },
@@ -97,7 +99,7 @@ export async function threatIntelRoutes(app: App, ctx: AppContext): Promise<void
     '/api/threat_intel/feeds/:id',
     {
       config: admin,
-      schema: { tags: ['threat intel'], summary: 'Delete a feed; later alerts are no longer enriched from it', params: IdParams, response: { 204: Empty, ...errorResponses(401, 403, 404) } },
+      schema: { tags: ['threat intel'], operationId: 'deleteThreatIntelFeed', summary: 'Delete a feed; later alerts are no longer enriched from it', params: IdParams, response: { 204: Empty, ...errorResponses(401, 403, 404) } },
     },
     async (request, reply) => {
       const actor = sessionOf(request).user.username;

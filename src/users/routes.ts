@@ -28,6 +28,7 @@ export function userRoutes(app: App, ctx: AppContext): void {
       config: adminOnly,
       schema: {
         tags: ['users'],
+        operationId: 'listUsers',
         summary: 'List users',
         querystring: listQuerySchema(['created_at', 'updated_at', 'username', 'role'], 'created_at', {
           role: Type.Optional(StringEnum(ROLES)),
@@ -59,6 +60,7 @@ export function userRoutes(app: App, ctx: AppContext): void {
       config: adminOnly,
       schema: {
         tags: ['users'],
+        operationId: 'createUser',
         summary: 'Create a user',
         body: Type.Object({ username: Username, password: Password, role: StringEnum(ROLES) }, { additionalProperties: false }),
         response: { 201: UserSchema, ...errorResponses(400, 401, 403, 409) },
@@ -80,6 +82,7 @@ export function userRoutes(app: App, ctx: AppContext): void {
       config: adminOnly,
       schema: {
         tags: ['users'],
+        operationId: 'updateUser',
         summary: 'Change a user (role, password, disabled); disabling or a new password revokes their sessions',
         params: IdParams,
         body: Type.Object(
@@ -124,7 +127,7 @@ export function userRoutes(app: App, ctx: AppContext): void {
     '/api/users/:id',
     {
       config: adminOnly,
-      schema: { tags: ['users'], summary: 'Delete a user', params: IdParams, response: { 204: Empty, ...errorResponses(400, 401, 403, 404, 409) } },
+      schema: { tags: ['users'], operationId: 'deleteUser', summary: 'Delete a user', params: IdParams, response: { 204: Empty, ...errorResponses(400, 401, 403, 404, 409) } },
     },
     async (request, reply) => {
       const me = sessionOf(request).user;

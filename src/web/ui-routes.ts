@@ -43,7 +43,8 @@ export async function webUiRoutes(app: App, root: string = UI_ROOT): Promise<Web
       route.config = { ...(route.config as object), access: { auth: 'public' } } as typeof route.config;
     });
     scope.addHook('onSend', async (request, reply) => {
-      if (reply.statusCode === 200 && request.url.startsWith('/assets/')) reply.header('Cache-Control', IMMUTABLE);
+      // A 304 (a revalidation) carries what the file's 200 would.
+      if ((reply.statusCode === 200 || reply.statusCode === 304) && request.url.startsWith('/assets/')) reply.header('Cache-Control', IMMUTABLE);
     });
     await scope.register(fastifyStatic, {
       root,

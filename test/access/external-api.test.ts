@@ -122,13 +122,30 @@ describeEachDatabase('external API', (ctx) => {
     assert.equal(rule.data.status, 'deployed');
   });
 
-  test('public reads stay open to a key-holder; a write with a key is refused on public routes too', async () => {
-    assert.equal((await key.get('/api/health')).statusCode, 200);
-    assert.equal((await key.get('/api/openapi.json')).statusCode, 200);
-    assertError(await key.post(`/api/logs/${world.win.name}`, [{ Action: 'login' }]), 403, 'Not enough permissions');
-    assertError(await key.post('/api/auth/login', { username: 'admin', password: 'x'.repeat(12) }), 403, 'Not enough permissions');
+  test('public routes refuse a key too, reads included: 403 for a valid key, 401 for an unknown one', async () => {
+    const refused: Array<[string, string, unknown?]> = [
+      ['GET', '/api/health'],
+      ['GET', '/api/openapi.json'],
+      ['GET', '/api/auth/sso/providers'],
+      ['GET', '/api/auth/sso/login?provider=oidc'],
+      ['GET', '/api/es/'],
+      ['POST', '/api/no-such-route', {}],
+      ['POST', `/api/logs/${world.win.name}`, [{ Action: 'login' }]],
+      ['POST', '/api/auth/login', { username: 'admin', password: 'x'.repeat(12) }],
+    ];
     const unknown = keyClient(ctx.service, `svc_ak_${'b'.repeat(43)}`);
-    assertError(await unknown.post(`/api/logs/${world.win.name}`, [{ Action: 'login' }]), 401, 'Could not validate credentials');
+    for (const [method, path, body] of refused) {
+      const res = await key.request(method as 'GET', path, body);
+      assertError(res, 403, 'Not enough permissions');
+      assert.equal(rateHeaders(res).limit, 300, `${method} ${path} counts against the key's budget`);
+      assertError(await unknown.request(method as 'GET', path, body), 401, 'Could not validate credentials');
+    }
+    // The key is recognised where a session would be: also in the session cookie.
+    assertError(await anonymous(ctx.service).get('/api/health', { cookie: `svc_session=${key.token}` }), 403, 'Not enough permissions');
+    // Without a key, the public routes answer as ever; a credential that is not a key is ignored there.
+    assert.equal((await anonymous(ctx.service).get('/api/health')).statusCode, 200);
+    assert.equal((await world.viewer.get('/api/openapi.json')).statusCode, 200);
+    assert.equal((await anonymous(ctx.service).get('/api/auth/sso/providers', { authorization: 'Bearer something-else' })).statusCode, 200);
     assert.equal(await ctx.service.db.query('SELECT 1 FROM events WHERE event::text LIKE $1', ['%"Action":"login"%']).then((r) => r.length), 2, 'nothing was ingested');
   });
 

@@ -5,7 +5,7 @@
 //
 // Adding a route? Add one row to MATRIX: `'<METHOD> <path as in the OpenAPI description>': <who>`,
 // where <who> is one of
-//   'public'    — everyone passes (an API key is still refused on writes: keys are read-only everywhere);
+//   'public'    — everyone passes but an API key (keys work on the external API only);
 //   'signed-in' — any session user (admin, analyst, viewer);
 //   'analyst'   — analysts and admins (viewers get 403);
 //   'admin'     — admins only (analysts and viewers get 403);
@@ -13,7 +13,7 @@
 //   'ingest'    — an index pattern's ingest token only;
 //   'es-probe'  — the Elasticsearch facade's probes: no credentials or an ingest token (any other
 //                 credential is refused with 401, as Elasticsearch refuses wrong credentials).
-// For all but 'public' and 'api-key', an API key gets 403; for 'api-key' and 'ingest', session tokens
+// For all but 'api-key', an API key gets 403 (decisions §4); for 'api-key' and 'ingest', session tokens
 // get 401; nobody gets 401 wherever credentials are needed. Write the row as `[who, options]` when
 // the request needs a query string that reaches past access control without side effects
 // (`query`), or when the operation ends the session it is sent with (`endsSession`: it is then sent
@@ -31,6 +31,7 @@ type Row = Who | [Who, { query?: string; endsSession?: boolean }];
 
 const MATRIX: Record<string, Row> = {
   'GET /api/health': 'public',
+  'GET /api/openapi.json': 'public',
 
   // Sessions, two-factor login, single sign-on.
   'POST /api/auth/login': 'public',
@@ -121,6 +122,10 @@ const MATRIX: Record<string, Row> = {
   'GET /api/es/': 'es-probe',
   'GET /api/es/_license': 'es-probe',
   'GET /api/es/_cluster/health': 'es-probe',
+  'GET /api/es/{path}': 'es-probe',
+  'PUT /api/es/{path}': 'es-probe',
+  'POST /api/es/{path}': 'es-probe',
+  'DELETE /api/es/{path}': 'es-probe',
   'POST /api/es/_bulk': 'ingest',
   'PUT /api/es/_bulk': 'ingest',
   'POST /api/es/{index}/_bulk': 'ingest',
@@ -135,14 +140,13 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** The answer class the table promises `principal` for `method` on a route declared `who`. */
 function expected(who: Who, method: string, principal: Principal): Outcome {
-  if (principal === 'api key' && WRITES.has(method)) return 403;
+  if (principal === 'api key') return who === 'api-key' ? 'pass' : 403;
   if (who === 'public') return 'pass';
   if (who === 'es-probe') return principal === 'nobody' || principal === 'ingest token' ? 'pass' : 401;
   if (principal === 'nobody') return 401;
-  if (who === 'api-key') return principal === 'api key' ? 'pass' : 401;
+  if (who === 'api-key') return 401;
   if (who === 'ingest') return principal === 'ingest token' ? 'pass' : 401;
   if (principal === 'ingest token') return 401;
-  if (principal === 'api key') return 403;
   const needed = who === 'admin' ? 2 : who === 'analyst' ? 1 : 0;
   return ROLE_RANK[principal]! >= needed ? 'pass' : 403;
 }

@@ -1,6 +1,7 @@
 // Single sign-on settings and their edges: off by default (no provider listed, 404), unknown
-// providers, an unreachable provider (502), settings refused at start, and a sign-in started on one
-// instance and completed on another (the state lives in the shared database).
+// providers, an unreachable provider (502), settings refused at start, off with a warning when the
+// issuer comes without its client id, and a sign-in started on one instance and completed on another
+// (the state lives in the shared database).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
@@ -9,7 +10,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { openPostgres } from '../../src/db/postgres.js';
 import { createService, type Service } from '../../src/server.js';
 import { freePort } from '../cli/vigil-process.js';
-import { createPostgresDatabase, postgresUnavailable } from '../helpers/databases.js';
+import { createPostgresDatabase, openTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/databases.js';
 import { startOidcProvider } from '../helpers/oidc-provider.js';
 import { ADMIN_PASSWORD, anonymous, startService } from '../helpers/service.js';
 import { assertError } from '../rules/fixtures.js';
@@ -86,9 +87,7 @@ describe('single sign-on settings', () => {
     assert.equal(loadConfig({ ...base, OIDC_REDIRECT_URI: 'https://sso.example.com/cb' }).oidc.redirectUri, 'https://sso.example.com/cb');
   });
 
-  it('refuses an issuer without a client id and the reverse, plain http away from localhost, a bad role map or default role', () => {
-    refused({ OIDC_ISSUER: base.OIDC_ISSUER }, /OIDC_ISSUER and OIDC_CLIENT_ID must be set together/);
-    refused({ OIDC_CLIENT_ID: 'vigil' }, /OIDC_ISSUER and OIDC_CLIENT_ID must be set together/);
+  it('refuses plain http away from localhost, a bad role map or default role', () => {
     refused({ ...base, OIDC_ISSUER: 'http://idp.example.com' }, /OIDC_ISSUER must be an https:\/\/ URL/);
     refused({ ...base, OIDC_ISSUER: 'not a url' }, /OIDC_ISSUER is not a valid URL/);
     refused({ ...base, OIDC_ROLE_MAP: 'admins=admin' }, /OIDC_ROLE_MAP entry 'admins=admin' must be group:role/);
@@ -97,6 +96,41 @@ describe('single sign-on settings', () => {
     refused({ ...base, OIDC_REDIRECT_URI: '/relative' }, /OIDC_REDIRECT_URI is not a valid URL/);
     // Group names may contain ':' (the last one separates the role).
     assert.doesNotThrow(() => loadConfig({ ...base, OIDC_ROLE_MAP: 'urn:groups:soc:analyst, /admins:admin' }));
+  });
+});
+
+describe('single sign-on with the issuer alone', () => {
+  let service: Service | undefined;
+  let db: TestDatabase | undefined;
+  const log: Array<{ level: number; msg: string }> = [];
+  before(async () => {
+    db = await openTestDatabase('pglite');
+    const config = loadConfig({ ADMIN_PASSWORD, DATA_DIR: '/nonexistent-test-dir', OIDC_ISSUER: 'https://idp.example.com/realms/soc' });
+    const stream = { write: (line: string) => void log.push(JSON.parse(line) as { level: number; msg: string }) };
+    service = await createService(config, { db: db.db, logger: { level: 'warn', stream } });
+  });
+  after(async () => {
+    await service?.close();
+    await db?.drop();
+  });
+
+  it('starts with single sign-on off and a warning naming the missing settings', async () => {
+    const warnings = log.filter((line) => line.level === 40).map((line) => line.msg);
+    assert.equal(warnings.length, 1, JSON.stringify(log));
+    assert.match(warnings[0], /^Single sign-on is off: OIDC_ISSUER is set but OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are not\./);
+    const providers = await anonymous(service!).get('/api/auth/sso/providers');
+    assert.deepEqual([providers.statusCode, providers.data], [200, []]);
+    assertError(await anonymous(service!).get('/api/auth/sso/login?provider=oidc'), 404, 'Single sign-on is not configured');
+  });
+
+  it('names only what is missing, and the client id without an issuer too', () => {
+    const warnings = (env: Record<string, string>) => loadConfig(env).warnings;
+    assert.match(warnings({ OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_SECRET: 's' })[0], /OIDC_ISSUER is set but OIDC_CLIENT_ID is not\./);
+    assert.match(warnings({ OIDC_CLIENT_ID: 'vigil' })[0], /^Single sign-on is off: OIDC_CLIENT_ID is set but OIDC_ISSUER is not\./);
+    // Off, so its other settings are not checked either; fully set or not set at all: no warning.
+    assert.equal(warnings({ OIDC_ISSUER: 'not a url' }).length, 1);
+    assert.deepEqual(warnings({ OIDC_ISSUER: 'https://idp.example.com', OIDC_CLIENT_ID: 'vigil' }), []);
+    assert.deepEqual(warnings({}), []);
   });
 });
 

@@ -3,20 +3,111 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { anonymous, startService, type TestService } from '../helpers/service.js';
 
-/** Routes deliberately left out of the document. */
-const HIDDEN = new Set(['GET /api/openapi.json', ...['GET', 'PUT', 'POST', 'DELETE'].map((m) => `${m} /api/es/*`)]);
+/** Routes deliberately left out of the document: none. */
+const HIDDEN = new Set<string>([]);
+/** Wildcard routes and the path the document gives each (the rest of the path as a parameter). */
+const WILDCARDS: Record<string, string> = { '/api/es/*': '/api/es/{path}' };
 /** Routes that need no credentials. */
 const PUBLIC = new Set([
   'GET /api/health',
+  'GET /api/openapi.json',
   'POST /api/auth/login',
   'POST /api/auth/2fa/verify',
   'GET /api/auth/sso/providers',
   'GET /api/auth/sso/login',
   'GET /api/auth/sso/callback',
 ]);
+/** The operationId of every operation. Client generators name their functions and types after these,
+ * so they are part of the interface: changing one breaks generated clients. */
+const OPERATION_IDS: Record<string, string> = {
+  'GET /api/openapi.json': 'getOpenApiDocument',
+  'GET /api/health': 'getHealth',
+  'POST /api/auth/login': 'login',
+  'POST /api/auth/logout': 'logout',
+  'GET /api/auth/me': 'getCurrentUser',
+  'GET /api/auth/csrf': 'getCsrfToken',
+  'POST /api/auth/password': 'changePassword',
+  'GET /api/auth/sso/providers': 'listSsoProviders',
+  'GET /api/auth/sso/login': 'startSsoLogin',
+  'GET /api/auth/sso/callback': 'completeSsoLogin',
+  'POST /api/auth/2fa/setup': 'setUpTwoFactor',
+  'POST /api/auth/2fa/enable': 'enableTwoFactor',
+  'POST /api/auth/2fa/disable': 'disableTwoFactor',
+  'POST /api/auth/2fa/verify': 'verifyTwoFactor',
+  'DELETE /api/users/{id}/2fa': 'resetUserTwoFactor',
+  'GET /api/users': 'listUsers',
+  'POST /api/users': 'createUser',
+  'PATCH /api/users/{id}': 'updateUser',
+  'DELETE /api/users/{id}': 'deleteUser',
+  'GET /api/audit': 'listAuditEntries',
+  'GET /api/field_mapping_presets': 'listFieldMappingPresets',
+  'POST /api/index_patterns': 'createIndexPattern',
+  'GET /api/index_patterns': 'listIndexPatterns',
+  'GET /api/index_patterns/{id}': 'getIndexPattern',
+  'PATCH /api/index_patterns/{id}': 'updateIndexPattern',
+  'DELETE /api/index_patterns/{id}': 'deleteIndexPattern',
+  'POST /api/index_patterns/{id}/rotate_token': 'rotateIngestToken',
+  'GET /api/index_patterns/{id}/fields': 'listIndexPatternFields',
+  'POST /api/rules': 'createRule',
+  'GET /api/rules': 'listRules',
+  'GET /api/rules/{id}': 'getRule',
+  'PUT /api/rules/{id}': 'updateRule',
+  'DELETE /api/rules/{id}': 'deleteRule',
+  'POST /api/rules/{id}/deploy': 'deployRule',
+  'POST /api/rules/{id}/undeploy': 'undeployRule',
+  'POST /api/rules/bulk/delete': 'bulkDeleteRules',
+  'POST /api/rules/bulk/deploy': 'bulkDeployRules',
+  'POST /api/rules/bulk/undeploy': 'bulkUndeployRules',
+  'POST /api/rules/reconcile': 'reconcileRules',
+  'GET /api/rules/{id}/versions': 'listRuleVersions',
+  'GET /api/rules/{id}/versions/{version}': 'getRuleVersion',
+  'POST /api/rules/{id}/rollback': 'rollbackRule',
+  'GET /api/rules/{id}/exceptions': 'listRuleExceptions',
+  'POST /api/rules/{id}/exceptions': 'createRuleException',
+  'PATCH /api/rules/{id}/exceptions/{eid}': 'updateRuleException',
+  'DELETE /api/rules/{id}/exceptions/{eid}': 'deleteRuleException',
+  'POST /api/rules/{id}/test': 'testRule',
+  'POST /api/rules/test': 'testRuleYaml',
+  'POST /api/rules/{id}/test/historical': 'testRuleHistorical',
+  'GET /api/alerts': 'listAlerts',
+  'GET /api/alerts/{id}': 'getAlert',
+  'PATCH /api/alerts/{id}': 'updateAlertStatus',
+  'POST /api/alerts/bulk/status': 'bulkUpdateAlertStatus',
+  'GET /api/alerts/{id}/comments': 'listAlertComments',
+  'POST /api/alerts/{id}/comments': 'addAlertComment',
+  'GET /api/stats': 'getStats',
+  'POST /api/api_keys': 'createApiKey',
+  'GET /api/api_keys': 'listApiKeys',
+  'DELETE /api/api_keys/{id}': 'revokeApiKey',
+  'GET /api/external/alerts': 'listExternalAlerts',
+  'GET /api/external/alerts/{id}': 'getExternalAlert',
+  'GET /api/external/rules': 'listExternalRules',
+  'GET /api/external/rules/{id}': 'getExternalRule',
+  'GET /api/external/stats': 'getExternalStats',
+  'POST /api/rules/import': 'importRules',
+  'POST /api/logs/{name}': 'ingestEvents',
+  'POST /api/threat_intel/feeds': 'createThreatIntelFeed',
+  'GET /api/threat_intel/feeds': 'listThreatIntelFeeds',
+  'DELETE /api/threat_intel/feeds/{id}': 'deleteThreatIntelFeed',
+  'GET /api/es': 'getEsRoot',
+  'GET /api/es/': 'getEsRootWithSlash',
+  'GET /api/es/_license': 'getEsLicense',
+  'GET /api/es/_cluster/health': 'getEsClusterHealth',
+  'GET /api/es/{path}': 'getEsSetup',
+  'PUT /api/es/{path}': 'putEsSetup',
+  'POST /api/es/{path}': 'postEsSetup',
+  'DELETE /api/es/{path}': 'deleteEsSetup',
+  'POST /api/es/_bulk': 'postEsBulk',
+  'PUT /api/es/_bulk': 'putEsBulk',
+  'POST /api/es/{index}/_bulk': 'postEsIndexBulk',
+  'PUT /api/es/{index}/_bulk': 'putEsIndexBulk',
+  'GET /api/alerts/stream': 'streamAlerts',
+};
 const LIST_PARAMETERS = ['page', 'page_size', 'sort_by', 'sort_order'];
-/** Lists of a collection (not the sub-lists of one resource, such as a rule's versions) also filter. */
-const FILTER_PARAMETERS = ['created_after', 'created_before', 'search'];
+/** Lists of a collection (not the sub-lists of one resource, such as a rule's versions) also search,
+ * and by creation time when their items have one. */
+const FILTER_PARAMETERS = ['search'];
+const TIME_PARAMETERS = ['created_after', 'created_before'];
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -37,7 +128,8 @@ function registeredRoutes(tree: string): Set<string> {
     stack[depth] = path;
     for (const method of (match[2] ?? '').split(',').map((m) => m.trim()).filter(Boolean)) {
       if (method === 'HEAD') continue;
-      routes.add(`${method} ${path.replace(/:(\w+)/g, '{$1}')}`);
+      const documented = WILDCARDS[path] ?? path.replace(/:(\w+)/g, '{$1}');
+      routes.add(`${method} ${documented}`);
     }
   }
   return routes;
@@ -118,8 +210,9 @@ describe('OpenAPI document', () => {
     // Paths outside /api are the web UI's files, not part of the API.
     const missing = [...registered].filter((r) => r.includes(' /api') && !HIDDEN.has(r) && !documented.has(r));
     assert.deepEqual(missing, [], 'registered but not documented');
+    const served = Object.fromEntries(Object.entries(WILDCARDS).map(([route, path]) => [path, route]));
     for (const { path, method, key } of operations) {
-      assert.ok(service.app.hasRoute({ method, url: path.replace(/\{(\w+)\}/g, ':$1') }), `documented but not served: ${key}`);
+      assert.ok(service.app.hasRoute({ method, url: served[path] ?? path.replace(/\{(\w+)\}/g, ':$1') }), `documented but not served: ${key}`);
       assert.ok(!HIDDEN.has(key), `hidden route is documented: ${key}`);
     }
   });
@@ -146,6 +239,13 @@ describe('OpenAPI document', () => {
     }
   });
 
+  test('every operation has its stable, unique, readable operationId', () => {
+    const ids = operations.map((o) => o.op.operationId as unknown);
+    for (const { key, op } of operations) assert.match(String(op.operationId), /^[a-z][A-Za-z]*$/, `${key}: operationId`);
+    assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
+    assert.deepEqual(Object.fromEntries(operations.map((o) => [o.key, o.op.operationId])), OPERATION_IDS);
+  });
+
   test('declaring the routes raises no warning', () => {
     assert.deepEqual(warnings.filter((w) => /Fastify/i.test(w)), []);
   });
@@ -170,7 +270,9 @@ describe('OpenAPI document', () => {
       const successSchema = op.responses?.['200']?.content?.['application/json']?.schema;
       if (method === 'GET' && successSchema?.properties?.items && successSchema?.properties?.pages) {
         const names = params.filter((p) => p.in === 'query').map((p) => p.name);
-        const expected = path.includes('{') ? LIST_PARAMETERS : [...LIST_PARAMETERS, ...FILTER_PARAMETERS];
+        const item = successSchema.properties.items.items;
+        const created = (item?.$ref ? resolveRef(doc, item.$ref) : item)?.properties?.created_at !== undefined;
+        const expected = path.includes('{') ? LIST_PARAMETERS : [...LIST_PARAMETERS, ...FILTER_PARAMETERS, ...(created ? TIME_PARAMETERS : [])];
         for (const name of expected) assert.ok(names.includes(name), `${key}: list parameter ${name}`);
         const pageSize = params.find((p) => p.name === 'page_size');
         assert.equal(pageSize.schema.maximum, 100, `${key}: page_size maximum`);

@@ -134,20 +134,33 @@ describeEachDatabase('index patterns', (ctx) => {
     assert.equal((await admin.post(`/api/index_patterns/${NIL_UUID}/rotate_token`)).statusCode, 404);
   });
 
-  test('GET /api/field_mapping_presets lists the engine presets', async () => {
-    const response = await viewer.get('/api/field_mapping_presets');
+  test('GET /api/field_mapping_presets lists the engine presets in the list envelope', async () => {
+    const response = await viewer.get('/api/field_mapping_presets?page_size=100');
     assert.equal(response.statusCode, 200, response.body);
-    const names = response.data.map((p: { name: string }) => p.name);
+    const { items, total, page, page_size, pages } = response.data;
+    assert.deepEqual([total, page, page_size, pages], [items.length, 1, 100, 1]);
+    const names = items.map((p: { name: string }) => p.name);
     for (const name of ['sigma-native', 'windows-thor', 'ecs-windows', 'winlogbeat-raw']) assert.ok(names.includes(name), `${name} in ${names}`);
-    for (const preset of response.data) {
+    assert.deepEqual(names, [...names].sort(), 'sorted by name');
+    for (const preset of items) {
       assert.equal(typeof preset.description, 'string');
       assert.ok(Array.isArray(preset.field_mappings));
       assert.ok(Array.isArray(preset.scoped_field_mappings));
     }
-    const ecs = response.data.find((p: { name: string }) => p.name === 'ecs-windows');
+    const ecs = items.find((p: { name: string }) => p.name === 'ecs-windows');
     const processCreation = ecs.scoped_field_mappings.find((m: { logsource: { category?: string } }) => m.logsource.category === 'process_creation');
     assert.deepEqual(processCreation.logsource, { category: 'process_creation', product: 'windows' });
     assert.ok(processCreation.field_mappings.some((m: { sigma_field: string; target_field: string }) => m.sigma_field === 'CommandLine' && m.target_field === 'process.command_line'));
+
+    // Paging, order and search as every list has them.
+    const second = (await viewer.get('/api/field_mapping_presets?page=2&page_size=2&sort_order=desc')).data;
+    assert.deepEqual([second.total, second.page, second.page_size, second.pages], [total, 2, 2, Math.ceil(total / 2)]);
+    assert.deepEqual(second.items.map((p: { name: string }) => p.name), [...names].reverse().slice(2, 4));
+    const winlogbeat = (await viewer.get('/api/field_mapping_presets?search=WINLOGBEAT%208')).data;
+    assert.deepEqual(winlogbeat.items.map((p: { name: string }) => p.name), ['winlogbeat-raw']);
+    assert.equal((await viewer.get('/api/field_mapping_presets')).data.page_size, 20);
+    assertError(await viewer.get('/api/field_mapping_presets?page_size=101'), 400, 'Invalid request');
+    assertError(await viewer.get('/api/field_mapping_presets?sort_by=created_at'), 400, 'Invalid request');
   });
 
   test('DELETE is refused with 409 while rules use the pattern; 204 once they are gone', async () => {

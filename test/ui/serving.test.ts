@@ -66,6 +66,10 @@ describe('web UI serving', () => {
     assertHeaders(js, 'asset');
     assert.equal((await get('/')).headers['cache-control'], 'no-store');
     assert.equal((await get('/alerts')).headers['cache-control'], 'no-store');
+    // A revalidation answers 304 with the same caching as the file's 200 (RFC 9111 §4.3.4).
+    const again = await service.app.inject({ method: 'GET', url: '/assets/app-1234.js', headers: { 'if-none-match': String(js.headers.etag) } });
+    assert.equal(again.statusCode, 304);
+    assert.equal(again.headers['cache-control'], 'public, max-age=31536000, immutable');
   });
 
   test('/api paths, missing files and other methods never get the page', async () => {

@@ -46,6 +46,7 @@ export function ssoRoutes(app: App, ctx: AppContext): void {
       config: { access: { auth: 'public' } },
       schema: {
         tags: ['auth'],
+        operationId: 'listSsoProviders',
         summary: 'The enabled single sign-on providers (empty when single sign-on is not configured)',
         security: [],
         response: {
@@ -62,6 +63,7 @@ export function ssoRoutes(app: App, ctx: AppContext): void {
       config: { access: { auth: 'public' } },
       schema: {
         tags: ['auth'],
+        operationId: 'startSsoLogin',
         summary: 'Start a single sign-on: redirects to the identity provider (authorization code, PKCE S256, state, nonce)',
         security: [],
         querystring: Type.Object({ provider: Type.String({ minLength: 1, maxLength: 64 }) }),
@@ -92,6 +94,7 @@ export function ssoRoutes(app: App, ctx: AppContext): void {
       config: { access: { auth: 'public' } },
       schema: {
         tags: ['auth'],
+        operationId: 'completeSsoLogin',
         summary: 'Complete a single sign-on: sets the session cookie and redirects to /',
         security: [],
         querystring: Type.Object({

@@ -29,6 +29,7 @@ export function twoFactorRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags: ['auth'],
+        operationId: 'setUpTwoFactor',
         summary: 'Start setting up two-factor login: a new TOTP secret, in force only once enabled',
         response: {
           200: Type.Object({
@@ -48,6 +49,7 @@ export function twoFactorRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags: ['auth'],
+        operationId: 'enableTwoFactor',
         summary: 'Enable two-factor login with a code from the pending secret; answers recovery codes, shown only here',
         body: Type.Object({ code: TotpCode }, { additionalProperties: false }),
         response: {
@@ -67,6 +69,7 @@ export function twoFactorRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags: ['auth'],
+        operationId: 'disableTwoFactor',
         summary: 'Disable two-factor login; needs your password and a current code (or a recovery code)',
         body: Type.Object(
           { password: Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }), code: CodeOrRecovery },
@@ -84,6 +87,7 @@ export function twoFactorRoutes(app: App, ctx: AppContext): void {
       config: { access: { auth: 'public' } },
       schema: {
         tags: ['auth'],
+        operationId: 'verifyTwoFactor',
         summary: 'Finish a two-factor login: the temp token from login and a code; answers the session like login',
         security: [],
         body: Type.Object(
@@ -114,6 +118,7 @@ export function twoFactorRoutes(app: App, ctx: AppContext): void {
       config: { access: { auth: 'session', role: 'admin' }, notFound: 'User not found' },
       schema: {
         tags: ['users'],
+        operationId: 'resetUserTwoFactor',
         summary: "Reset a user's two-factor login (lost authenticator): their factor and recovery codes are removed",
         params: IdParams,
         response: { 204: Empty, ...errorResponses(401, 403, 404) },

@@ -4,6 +4,7 @@
 import type { Database } from '../../db/database.js';
 import { badRequest, conflict, HttpError, unauthorized } from '../../http/errors.js';
 import { recordAudit } from '../../audit/log.js';
+import type { ThrottledCheck } from '../../audit/actions.js';
 import { findUserById, type UserRow } from '../../users/store.js';
 import { throttledPasswordCheck } from '../login.js';
 import { accountKey } from '../login-throttle.js';
@@ -64,7 +65,7 @@ async function throttledFactorCheck(
   user: UserRow,
   code: string,
   ip: string,
-  action: string,
+  action: ThrottledCheck,
 ): Promise<FactorMethod> {
   let method: FactorMethod | null = null;
   const ok = await throttledPasswordCheck(deps.db, { account: codeAccount(user.id), actor: user.username, ip, action }, async () => {

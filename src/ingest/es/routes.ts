@@ -47,6 +47,29 @@ const PROBE_SECURITY: Record<string, string[]>[] = [{}, ...BULK_SECURITY];
 
 const patterns = new WeakMap<FastifyRequest, IndexPatternRow>();
 
+const SETUP_SUMMARY: Record<'GET' | 'PUT' | 'POST' | 'DELETE', string> = {
+  GET: 'Elasticsearch set-up reads shippers make at start-up: _nodes and _xpack documents; a template, policy, pipeline or index reads as {}; anything else 404',
+  PUT: 'Elasticsearch set-up writes (templates, ILM policies, ingest pipelines, index creation): acknowledged and ignored; anything else 404',
+  POST: 'Elasticsearch set-up calls (_ilm, _ingest, _security, …): acknowledged and ignored; anything else 404',
+  DELETE: 'Elasticsearch set-up deletions (_ilm, _index_template, …): acknowledged and ignored; anything else 404',
+};
+
+/** What a set-up call answers: a fixed document (_nodes, _xpack), {} for a read, {acknowledged: true, …} for a write. */
+const SetupAnswer = Type.Object({}, { additionalProperties: true, description: 'A fixed document, {} or {acknowledged: true[, shards_acknowledged, index]}' });
+
+/** The catch-all route documented as `/api/es/{path}` (a path parameter holding the rest of the path,
+ * slashes included), with its ignored body on writes. */
+function setupPathDocument(method: string) {
+  return ({ schema }: { schema: object }) => ({
+    url: `${ES_PREFIX}/{path}`,
+    schema: {
+      ...schema,
+      params: Type.Object({ path: Type.String({ description: 'The rest of the path, slashes included (e.g. _index_template/filebeat-8.17.0)' }) }),
+      ...(method === 'GET' ? {} : { body: { description: 'Ignored', content: { 'application/json': { schema: { type: 'string' } } } } }),
+    },
+  });
+}
+
 /** Probes need no credentials, but wrong ones are refused at once, so a misconfigured shipper fails
  * at start-up rather than at its first batch. */
 function probeCredentials(ctx: AppContext) {
@@ -107,6 +130,7 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
       onRequest: onProbe,
       schema: {
         tags: ['ingest'],
+        operationId: prefixTrailingSlash === 'slash' ? 'getEsRootWithSlash' : 'getEsRoot',
         summary: 'Elasticsearch root document, for log shippers (version number from ES_COMPAT_VERSION)',
         security: PROBE_SECURITY,
         response: { 200: RootDocument, ...esErrorResponses(401) },
@@ -121,6 +145,7 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
       onRequest: onProbe,
       schema: {
         tags: ['ingest'],
+        operationId: 'getEsLicense',
         summary: 'Elasticsearch licence (always active), for Logstash',
         security: PROBE_SECURITY,
         response: { 200: LicenseDocument, ...esErrorResponses(401) },
@@ -135,6 +160,7 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
       onRequest: onProbe,
       schema: {
         tags: ['ingest'],
+        operationId: 'getEsClusterHealth',
         summary: 'Elasticsearch cluster health (always green), for health checks such as Vector’s',
         security: PROBE_SECURITY,
         response: { 200: HealthDocument, ...esErrorResponses(401) },
@@ -142,15 +168,24 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
     },
     async () => HEALTH_DOCUMENT,
   );
-  scope.route({
-    method: ['GET', 'PUT', 'POST', 'DELETE'],
-    url: '/*',
-    config: { ...probe, ...documentedBody('Ignored', { 'application/json': { type: 'string' } }) },
-    bodyLimit: 1024 * 1024,
-    onRequest: onProbe,
-    schema: { hide: true },
-    handler: async (request) => setupAnswer(request, version),
-  });
+  // Everything else under the prefix, one route per method so each is its own documented operation.
+  for (const method of ['GET', 'PUT', 'POST', 'DELETE'] as const) {
+    scope.route({
+      method,
+      url: '/*',
+      config: { ...probe, swaggerTransform: setupPathDocument(method) },
+      bodyLimit: 1024 * 1024,
+      onRequest: onProbe,
+      schema: {
+        tags: ['ingest'],
+        operationId: `${method.toLowerCase()}EsSetup`,
+        summary: SETUP_SUMMARY[method],
+        security: PROBE_SECURITY,
+        response: { 200: SetupAnswer, ...esErrorResponses(401, 404) },
+      },
+      handler: async (request) => setupAnswer(request, version),
+    });
+  }
 
   const slots = new BulkSlots();
   const bulk = async (request: FastifyRequest) => {
@@ -171,7 +206,7 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
     for (const warning of outcome.warnings) request.log.warn(warning);
     return bulkAnswer(actions, new Map(outcome.errors.map((e) => [e.index, e.error])), startedAt);
   };
-  const bulkOptions = (withIndex: boolean) => ({
+  const bulkOptions = (method: 'POST' | 'PUT', withIndex: boolean) => ({
     config: {
       access: { auth: 'public' as const },
       ...documentedBody('Elasticsearch bulk body: action lines ({"index"|"create": {"_index"?, "_id"?}}) each followed by one event; Content-Encoding: gzip allowed', {
@@ -187,6 +222,7 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
     },
     schema: {
       tags: ['ingest'],
+      operationId: `${method.toLowerCase()}Es${withIndex ? 'Index' : ''}Bulk`,
       summary: withIndex
         ? 'Elasticsearch bulk ingest naming a default index (kept as the _index tag); events go to the ingest token’s index pattern'
         : 'Elasticsearch bulk ingest: events go to the index pattern of the ingest token (Basic password, ApiKey or Bearer)',
@@ -196,8 +232,8 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
     },
   });
   for (const method of ['POST', 'PUT'] as const) {
-    scope.route({ method, url: '/_bulk', ...bulkOptions(false), handler: bulk });
-    scope.route({ method, url: '/:index/_bulk', ...bulkOptions(true), handler: bulk });
+    scope.route({ method, url: '/_bulk', ...bulkOptions(method, false), handler: bulk });
+    scope.route({ method, url: '/:index/_bulk', ...bulkOptions(method, true), handler: bulk });
   }
 }
 

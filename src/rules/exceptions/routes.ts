@@ -61,6 +61,7 @@ export function exceptionRoutes(app: App, ctx: AppContext): void {
       config: reader,
       schema: {
         tags: ['rules'],
+        operationId: 'listRuleExceptions',
         summary: "A rule's exceptions, oldest first",
         params: RuleParams,
         querystring: ExceptionListQuery,
@@ -80,6 +81,7 @@ export function exceptionRoutes(app: App, ctx: AppContext): void {
       config: analyst,
       schema: {
         tags: ['rules'],
+        operationId: 'createRuleException',
         summary: 'Add an exception: matching events raise no alert',
         params: RuleParams,
         body: Type.Object(
@@ -108,6 +110,7 @@ export function exceptionRoutes(app: App, ctx: AppContext): void {
       config: analyst,
       schema: {
         tags: ['rules'],
+        operationId: 'updateRuleException',
         summary: 'Change an exception',
         params: ExceptionParams,
         body: Type.Object(
@@ -138,7 +141,7 @@ export function exceptionRoutes(app: App, ctx: AppContext): void {
     '/api/rules/:id/exceptions/:eid',
     {
       config: analyst,
-      schema: { tags: ['rules'], summary: 'Delete an exception', params: ExceptionParams, response: { 204: Empty, ...errorResponses(401, 403, 404) } },
+      schema: { tags: ['rules'], operationId: 'deleteRuleException', summary: 'Delete an exception', params: ExceptionParams, response: { 204: Empty, ...errorResponses(401, 403, 404) } },
     },
     async (request, reply) => {
       const { id: ruleId, eid } = request.params;

@@ -1,6 +1,7 @@
-// The field-mapping presets of the engine (`GET /api/field_mapping_presets`), read once per page.
+// The field-mapping presets of the engine (`GET /api/field_mapping_presets`, a list page; the engine has
+// a handful, so one page of 100 holds them all), read once per page.
 import { useEffect, useState } from 'react';
-import { api } from '../../api';
+import { api, type Page } from '../../api';
 import type { FieldMappingPreset } from './types';
 
 /** The presets, or an empty list while loading or when they cannot be read. */
@@ -9,8 +10,8 @@ export function usePresets(): FieldMappingPreset[] {
   useEffect(() => {
     let live = true;
     api
-      .get<FieldMappingPreset[]>('/api/field_mapping_presets')
-      .then((list) => live && setPresets(list))
+      .get<Page<FieldMappingPreset>>('/api/field_mapping_presets?page_size=100')
+      .then((page) => live && setPresets(page.items))
       .catch(() => live && setPresets([]));
     return () => {
       live = false;
