@@ -1,8 +1,12 @@
 // Builds dist/ from src/ with the TypeScript compiler. With --if-stale it first compares a fingerprint of
-// the sources (path, size and modification time of every file under src/ and of the compiler settings)
-// with the one recorded by the last successful build, and skips the compiler when they are the same: a
-// second `npm start` serves without recompiling. The fingerprint lives in dist/, so deleting dist/
-// always forces a full build.
+// the sources (path, size and modification time of every file under src/, of the compiler settings and
+// of the package manifests) with the one recorded by the last successful build, and skips the compiler
+// when they are the same: a second `npm start` serves without recompiling. The fingerprint lives in
+// dist/, so deleting dist/ always forces a full build; `npm run build` always builds.
+//
+// `npm install` (the `prepare` script) builds with --if-stale too: `npx vigil` in this folder installs
+// the folder itself into npm's npx cache and runs its `prepare` again, which must not rebuild a
+// current dist/ (it made the first `npx vigil` take most of a minute).
 //
 // The web UI (ui/, React + Vite) is built into dist/ui the same way, with its own fingerprint of the
 // files under ui/ and the package manifests; a UI that has not changed is not bundled again.
@@ -16,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const stampPath = join(root, 'dist', '.build-fingerprint');
 const entry = join(root, 'dist', 'cli', 'main.js');
-const INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'package.json'];
+const INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
 
 function walk(dir, out) {
   for (const name of readdirSync(dir)) {
