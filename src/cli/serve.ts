@@ -1,7 +1,9 @@
 // `vigil serve`: runs the service with configuration from the environment until SIGINT/SIGTERM.
+import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from '../config.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { createService } from '../server.js';
+import { serveBanner } from './serve-banner.js';
 
 export async function serve(_args: string[]): Promise<number> {
   let config;
@@ -37,9 +39,8 @@ export async function serve(_args: string[]): Promise<number> {
   } else if (service.bootstrap) {
     process.stdout.write(`Created admin user '${service.bootstrap.username}' with the password from ADMIN_PASSWORD.\n`);
   }
-  let address: string;
   try {
-    address = await service.app.listen({ host: config.host, port: config.port });
+    await service.app.listen({ host: config.host, port: config.port });
   } catch (error) {
     await service.close();
     const code = (error as NodeJS.ErrnoException).code;
@@ -48,9 +49,9 @@ export async function serve(_args: string[]): Promise<number> {
     process.stderr.write(`vigil: cannot listen on ${config.host}:${config.port}: ${reason}\n`);
     return 1;
   }
-  const storage = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded database in ${config.dataDir}`;
-  // With PORT=0 the system picks the port: show the real address rather than the configured one.
-  process.stdout.write(`Vigil is serving on ${config.port === 0 ? address : config.publicUrl} (storage: ${storage})\n`);
+  // With PORT=0 the system picks the port: the banner shows the real one.
+  const { port } = service.app.server.address() as AddressInfo;
+  process.stdout.write(serveBanner(config, port));
 
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

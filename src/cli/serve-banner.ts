@@ -1,0 +1,12 @@
+// The line `vigil serve` prints once it listens: the address it listens on, the public address users
+// reach (PUBLIC_URL) when that is another one, and where the data lives.
+import { httpUrl, type Config } from '../config.js';
+
+export function serveBanner(config: Config, listeningPort: number): string {
+  const listening = httpUrl(config.host, listeningPort);
+  // PUBLIC_URL unset defaults to the configured address, which is the listening one (or, with PORT=0,
+  // an address with port 0 that nobody reaches): only a PUBLIC_URL of its own is shown.
+  const publicUrl = config.publicUrl !== httpUrl(config.host, config.port) && config.publicUrl !== listening ? config.publicUrl : undefined;
+  const storage = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded database in ${config.dataDir}`;
+  return `Vigil is serving on ${listening} (${publicUrl ? `public address: ${publicUrl}; ` : ''}storage: ${storage})\n`;
+}
