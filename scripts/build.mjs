@@ -9,18 +9,22 @@
 // current dist/ (it made the first `npx vigil` take most of a minute).
 //
 // The web UI (ui/, React + Vite) is built into dist/ui the same way, with its own fingerprint of the
-// files under ui/ and the package manifests; a UI that has not changed is not bundled again.
+// files under ui/ and the package manifests; a UI that has not changed is not bundled again. Each built
+// text file gets brotli and gzip copies beside it (precompress.mjs), which the server sends by the
+// request's Accept-Encoding. Both fingerprints cover these build scripts too.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { precompress } from './precompress.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const stampPath = join(root, 'dist', '.build-fingerprint');
 const entry = join(root, 'dist', 'cli', 'main.js');
-const INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+const BUILD_SCRIPTS = ['scripts/build.mjs', 'scripts/precompress.mjs'];
+const INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json', ...BUILD_SCRIPTS];
 
 function walk(dir, out) {
   for (const name of readdirSync(dir)) {
@@ -63,7 +67,7 @@ await buildUi();
 async function buildUi() {
   const uiStamp = join(root, 'dist', '.ui-build-fingerprint');
   const uiEntry = join(root, 'dist', 'ui', 'index.html');
-  const uiBefore = fingerprint('ui', ['package.json', 'package-lock.json']);
+  const uiBefore = fingerprint('ui', ['package.json', 'package-lock.json', ...BUILD_SCRIPTS]);
   if (fresh(uiStamp, uiBefore, uiEntry)) return;
   let vite;
   try {
@@ -74,5 +78,6 @@ async function buildUi() {
     return;
   }
   await vite.build({ configFile: join(root, 'ui', 'vite.config.mjs'), logLevel: 'warn' });
+  precompress(join(root, 'dist', 'ui'));
   writeFileSync(uiStamp, uiBefore);
 }
