@@ -12,12 +12,15 @@
 // files under ui/ and the package manifests; a UI that has not changed is not bundled again. Each built
 // text file gets brotli and gzip copies beside it (precompress.mjs), which the server sends by the
 // request's Accept-Encoding. Both fingerprints cover these build scripts too.
+//
+// The server build also leaves a migrated embedded database in dist/db-template (src/db/template.ts),
+// which a first start copies instead of running initdb and the migrations.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { precompress } from './precompress.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -61,8 +64,17 @@ if (!process.argv.includes('--ui') && !fresh(stampPath, before, entry)) {
   // Sources edited while the compiler ran leave the recorded fingerprint stale, so the next start builds again.
   writeFileSync(stampPath, before);
 }
+if (!process.argv.includes('--ui')) await buildDatabaseTemplate();
 
 await buildUi();
+
+// A migrated embedded database in dist/db-template, copied into an empty DATA_DIR at its first start
+// instead of running initdb and the migrations there (src/db/template.ts); made again only when the
+// PGlite version or the migrations changed.
+async function buildDatabaseTemplate() {
+  const { writeTemplate } = await import(pathToFileURL(join(root, 'dist', 'db', 'template.js')).href);
+  await writeTemplate();
+}
 
 async function buildUi() {
   const uiStamp = join(root, 'dist', '.ui-build-fingerprint');

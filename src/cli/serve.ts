@@ -1,8 +1,11 @@
 // `vigil serve`: runs the service with configuration from the environment until SIGINT/SIGTERM.
+// The database starts opening (on its own thread) before the service's modules load on this one, and
+// the banner says how long the start took, from the process's start to listening.
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from '../config.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
-import { createService } from '../server.js';
+import { openDatabase } from '../db/open.js';
+import type { Service } from '../server.js';
 import { serveBanner } from './serve-banner.js';
 
 export async function serve(_args: string[]): Promise<number> {
@@ -16,11 +19,16 @@ export async function serve(_args: string[]): Promise<number> {
     }
     throw error;
   }
-  let service;
+  let service: Service;
   try {
+    const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    // Handled when createService awaits it; a failure must not count as unhandled while modules load.
+    opening.catch(() => {});
+    const { createService } = await import('../server.js');
     service = await createService(config, {
       logger: { level: config.logLevel },
       trustProxy: process.env.TRUST_PROXY === 'true',
+      opening,
     });
   } catch (error) {
     if (error instanceof DataDirLockedError) {
@@ -51,7 +59,7 @@ export async function serve(_args: string[]): Promise<number> {
   }
   // With PORT=0 the system picks the port: the banner shows the real one.
   const { port } = service.app.server.address() as AddressInfo;
-  process.stdout.write(serveBanner(config, port));
+  process.stdout.write(serveBanner(config, port, process.uptime()));
 
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

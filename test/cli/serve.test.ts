@@ -109,7 +109,7 @@ describe('vigil serve', () => {
     assert.ok(password.length >= 16, 'a long generated password');
     assert.equal(stdout.split(password).length - 1, 1, 'the password is printed exactly once');
     assert.ok(!stderr.includes(password), 'the password is not logged');
-    assert.match(stdout, new RegExp(`Vigil is serving on http://127\\.0\\.0\\.1:${port} \\(storage: embedded database in `));
+    assert.match(stdout, new RegExp(`Vigil is serving on http://127\\.0\\.0\\.1:${port} \\(storage: embedded database in .*; ready in \\d+\\.\\d s\\)\n`));
 
     const health = await fetch(`http://127.0.0.1:${port}/api/health`);
     assert.equal(health.status, 200);
@@ -155,7 +155,8 @@ describe('vigil serve', () => {
     port = await freePort();
     current = await startServe({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: 'https://vigil.example.test/' });
     const banner = current.output().stdout.split('\n').find((line) => line.startsWith('Vigil is serving on'));
-    assert.equal(banner, `Vigil is serving on http://127.0.0.1:${port} (public address: https://vigil.example.test; storage: embedded database in ${dataDir})`);
+    assert.match(banner ?? '', /; ready in \d+\.\d s\)$/);
+    assert.equal(banner?.replace(/; ready in .*/, ''), `Vigil is serving on http://127.0.0.1:${port} (public address: https://vigil.example.test; storage: embedded database in ${dataDir}`);
     assert.equal((await fetch(`http://127.0.0.1:${port}/api/health`)).status, 200);
     assert.equal((await stop(current)).code, 0);
   });
