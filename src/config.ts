@@ -109,6 +109,11 @@ function httpTimeouts(env: NodeJS.ProcessEnv): HttpTimeouts {
   return timeouts;
 }
 
+/** `http://host:port`, an IPv6 host in brackets: the default PUBLIC_URL, and the address a server listens on. */
+export function httpUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = optional(env, 'HOST') ?? '127.0.0.1';
   const portText = optional(env, 'PORT') ?? '8080';
@@ -152,7 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (jwtSecret !== undefined && jwtSecret.length < 32) {
     throw new ConfigError('JWT_SECRET must be at least 32 characters');
   }
-  const publicUrl = (optional(env, 'PUBLIC_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const publicUrl = (optional(env, 'PUBLIC_URL') ?? httpUrl(host, port)).replace(/\/+$/, '');
   let parsedPublicUrl: URL;
   try {
     parsedPublicUrl = new URL(publicUrl);

@@ -28,9 +28,17 @@ export interface Service {
 
 const HOUSEKEEPING_INTERVAL_MS = 10 * 60 * 1000;
 
+export interface ServiceOptions extends BuildOptions {
+  /** A database the caller keeps (tests): the service does not close it. */
+  db?: Database;
+  /** The configured database, already being opened by the caller (a process start opens it while the
+   * service's modules load); the service owns it as if it had opened it. */
+  opening?: Promise<Database>;
+}
+
 /** Starts everything but the listener. `db` may be given (tests); otherwise the configured one is opened. */
-export async function createService(config: Config, options: BuildOptions & { db?: Database } = {}): Promise<Service> {
-  const db = options.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
+  const db = options.db ?? (await (options.opening ?? openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })));
   let backend: EmbeddedBackend | OpenSearchBackend | undefined;
   let threatIntel: ThreatIntelLookup | undefined;
   try {
@@ -46,8 +54,15 @@ export async function createService(config: Config, options: BuildOptions & { db
     }
     threatIntel = await ThreatIntelLookup.open(db);
     const context: AppContext = { config, db, tokens: new TokenService(secret), backend, history, enricher: threatIntel };
-    const bootstrap = await bootstrapAdmin(db, config.adminUsername, config.adminPassword);
-    const app = await buildApp(context, options);
+    // Hashing a first admin's password (on libuv's pool) overlaps with building the app (this thread).
+    const [bootstrapped, built] = await Promise.allSettled([bootstrapAdmin(db, config.adminUsername, config.adminPassword), buildApp(context, options)]);
+    if (bootstrapped.status === 'rejected') {
+      if (built.status === 'fulfilled') await built.value.close();
+      throw bootstrapped.reason;
+    }
+    if (built.status === 'rejected') throw built.reason;
+    const bootstrap = bootstrapped.value;
+    const app = built.value;
     for (const warning of config.warnings) app.log.warn(warning);
     backend.attachLog(app.log);
     if (backend instanceof OpenSearchBackend) backend.reconcileInBackground();

@@ -1,8 +1,13 @@
 // `vigil serve`: runs the service with configuration from the environment until SIGINT/SIGTERM.
+// The database starts opening (on its own thread) before the service's modules load on this one, and
+// the banner says how long the start took, from the process's start to listening.
+import type { AddressInfo } from 'node:net';
 import { PASSWORD_HASH_COST, passwordHashCost } from '../auth/passwords.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
-import { createService } from '../server.js';
+import { openDatabase } from '../db/open.js';
+import type { Service } from '../server.js';
+import { serveBanner } from './serve-banner.js';
 
 export async function serve(_args: string[]): Promise<number> {
   let config;
@@ -18,11 +23,16 @@ export async function serve(_args: string[]): Promise<number> {
   if (passwordHashCost() !== PASSWORD_HASH_COST) {
     process.stderr.write('vigil: WARNING: VIGIL_TEST_PASSWORD_HASHING=fast hashes passwords with a test suite\'s weak cost; never use it with real passwords\n');
   }
-  let service;
+  let service: Service;
   try {
+    const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    // Handled when createService awaits it; a failure must not count as unhandled while modules load.
+    opening.catch(() => {});
+    const { createService } = await import('../server.js');
     service = await createService(config, {
       logger: { level: config.logLevel },
       trustProxy: process.env.TRUST_PROXY === 'true',
+      opening,
     });
   } catch (error) {
     if (error instanceof DataDirLockedError) {
@@ -41,9 +51,8 @@ export async function serve(_args: string[]): Promise<number> {
   } else if (service.bootstrap) {
     process.stdout.write(`Created admin user '${service.bootstrap.username}' with the password from ADMIN_PASSWORD.\n`);
   }
-  let address: string;
   try {
-    address = await service.app.listen({ host: config.host, port: config.port });
+    await service.app.listen({ host: config.host, port: config.port });
   } catch (error) {
     await service.close();
     const code = (error as NodeJS.ErrnoException).code;
@@ -52,9 +61,9 @@ export async function serve(_args: string[]): Promise<number> {
     process.stderr.write(`vigil: cannot listen on ${config.host}:${config.port}: ${reason}\n`);
     return 1;
   }
-  const storage = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded database in ${config.dataDir}`;
-  // With PORT=0 the system picks the port: show the real address rather than the configured one.
-  process.stdout.write(`Vigil is serving on ${config.port === 0 ? address : config.publicUrl} (storage: ${storage})\n`);
+  // With PORT=0 the system picks the port: the banner shows the real one.
+  const { port } = service.app.server.address() as AddressInfo;
+  process.stdout.write(serveBanner(config, port, process.uptime()));
 
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

@@ -1,5 +1,8 @@
 // Applies pending migrations in order, each in its own transaction. An advisory lock makes concurrent
-// starts of several instances on one PostgreSQL apply every migration exactly once.
+// starts of several instances on one PostgreSQL apply every migration exactly once. The versions
+// already applied are read first, in one statement: a start with nothing to apply (every start but the
+// first after an upgrade) opens no transaction per migration; a pending one is still checked again
+// under the lock.
 import type { Database } from './database.js';
 import { migrations as allMigrations, type Migration } from './migrations/index.js';
 
@@ -15,8 +18,10 @@ export async function migrate(db: Database, migrations: Migration[] = allMigrati
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
   });
+  const present = new Set((await db.query<{ version: number }>('SELECT version FROM schema_migrations')).map((row) => Number(row.version)));
   const applied: number[] = [];
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (present.has(migration.version)) continue;
     const done = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
       const existing = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [migration.version]);

@@ -1,15 +1,19 @@
 // Opens the configured database (PostgreSQL when DATABASE_URL is set, else embedded PGlite in
-// DATA_DIR, locked against a second process) and brings its schema up to date.
+// DATA_DIR, locked against a second process) and brings its schema up to date. An empty DATA_DIR
+// starts from the migrated template the build made (template.ts) instead of initdb and migrations.
 import { join } from 'node:path';
 import type { Database } from './database.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { migrate } from './migrate.js';
 import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
+import { startFromTemplate } from './template.js';
 
 export interface StorageOptions {
   databaseUrl?: string;
   dataDir: string;
+  /** Where the migrated template is (dist/db-template by default). */
+  templateDir?: string;
 }
 
 export async function openDatabase(options: StorageOptions): Promise<Database> {
@@ -19,7 +23,9 @@ export async function openDatabase(options: StorageOptions): Promise<Database> {
   } else {
     const release = lockDataDir(options.dataDir);
     try {
-      const lite = await openPglite({ dataDir: join(options.dataDir, 'pgdata') });
+      const pgdata = join(options.dataDir, 'pgdata');
+      await startFromTemplate(pgdata, options.templateDir);
+      const lite = await openPglite({ dataDir: pgdata });
       db = {
         ...lite,
         async close() {

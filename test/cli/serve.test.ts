@@ -97,7 +97,7 @@ describe('vigil serve', () => {
     assert.ok(password.length >= 16, 'a long generated password');
     assert.equal(stdout.split(password).length - 1, 1, 'the password is printed exactly once');
     assert.ok(!stderr.includes(password), 'the password is not logged');
-    assert.match(stdout, new RegExp(`Vigil is serving on http://127\\.0\\.0\\.1:${port}`));
+    assert.match(stdout, new RegExp(`Vigil is serving on http://127\\.0\\.0\\.1:${port} \\(storage: embedded database in .*; ready in \\d+\\.\\d s\\)\n`));
 
     const health = await fetch(`http://127.0.0.1:${port}/api/health`);
     assert.equal(health.status, 200);
@@ -136,6 +136,16 @@ describe('vigil serve', () => {
       body: JSON.stringify({ username: 'admin', password }),
     });
     assert.equal(res.status, 200);
+    assert.equal((await stop(current)).code, 0);
+  });
+
+  test('with PUBLIC_URL the banner shows the listening address and the public one', async () => {
+    port = await freePort();
+    current = await startServe({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: 'https://vigil.example.test/' });
+    const banner = current.output().stdout.split('\n').find((line) => line.startsWith('Vigil is serving on'));
+    assert.match(banner ?? '', /; ready in \d+\.\d s\)$/);
+    assert.equal(banner?.replace(/; ready in .*/, ''), `Vigil is serving on http://127.0.0.1:${port} (public address: https://vigil.example.test; storage: embedded database in ${dataDir}`);
+    assert.equal((await fetch(`http://127.0.0.1:${port}/api/health`)).status, 200);
     assert.equal((await stop(current)).code, 0);
   });
 
