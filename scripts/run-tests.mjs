@@ -72,6 +72,11 @@ if (files.length === 0) {
 const known = existsSync(durationsPath) ? JSON.parse(readFileSync(durationsPath, 'utf8')) : {};
 // A file not yet timed starts early: it may be slow.
 files.sort((a, b) => (known[b] ?? 60) - (known[a] ?? 60) || a.localeCompare(b));
+// Files that hold a wall-clock budget to a tight bound (`// Runs alone: <why>`) run one at a time once
+// the others have ended, so no other file's load decides their outcome.
+const ALONE_MARK = /^\/\/ Runs alone: /m;
+const alone = files.filter((f) => ALONE_MARK.test(readFileSync(f, 'utf8')));
+const shared = files.filter((f) => !alone.includes(f));
 
 const started = Date.now();
 // dist/ (the compiled server and the web UI) as `npm start` would have it, built here once: the files
@@ -93,10 +98,9 @@ const stopAll = (signal) => {
 process.on('SIGINT', stopAll).on('SIGTERM', stopAll);
 
 console.log(`running ${files.length} test files, ${concurrency} at a time${tsx ? ', through tsx' : ''} (${((Date.now() - started) / 1000).toFixed(1)} s to build and compile)`);
-let next = 0;
-async function worker() {
-  while (next < files.length) {
-    const file = files[next++];
+async function worker(queue) {
+  while (queue.length > 0) {
+    const file = queue.shift();
     const run = runFile(file, mirror ? compiledPath(mirror, file) : file, tsx);
     running.add(run);
     const result = await run.done;
@@ -109,7 +113,8 @@ async function worker() {
     console.log(`■ ${file}: ${verdict} in ${(result.ms / 1000).toFixed(1)} s${cpu} (${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped) [${results.length}/${files.length}]\n`);
   }
 }
-await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
+await Promise.all(Array.from({ length: Math.min(concurrency, shared.length) }, () => worker(shared)));
+await worker(alone);
 
 if (record) {
   const merged = { ...known };

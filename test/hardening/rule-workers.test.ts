@@ -2,6 +2,8 @@
 // listener, /api/health answers while a costly rule test runs; a test past its time budget, or whose
 // thread runs out of its memory budget, answers 422 naming the budget and the service goes on (the next
 // test runs on a fresh thread); a sample too large for the rule's matching cost answers 413 up front.
+// Runs alone: a small rule test on a fresh thread must fit the 0.05 s time budget, which other files'
+// load on a 2-core machine can exceed.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
