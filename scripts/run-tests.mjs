@@ -1,7 +1,7 @@
 // Runs the test files (test/**/*.test.ts) with Node's built-in test runner, several files at a time:
 // each file is its own process (as `node --test` isolates them), its output is printed whole when it
-// ends, and the run closes with the totals, the files that failed and the ten slowest files. Files start longest first (test/durations.json, rewritten by `--record`), so the
-// slowest ones never start last.
+// ends, and the run closes with the totals, the files that failed and the ten slowest files. Files
+// start longest first (test/durations.json, rewritten by `--record`), so the slowest never start last.
 //
 //   node scripts/run-tests.mjs [--unit] [--record] [--tsx] [--concurrency N] [path-part ...]
 //
