@@ -1,6 +1,7 @@
 // The test files of a run and one file's run: that file alone in a node process (its compiled copy, or
-// its source through tsx), in a process group of its own (so a file's servers, shippers and browsers end with it), its output kept until it
-// ends, stopped with a message when it runs past TEST_FILE_TIMEOUT_S seconds (default 1800).
+// its source through tsx), in a process group of its own (so a file's servers, shippers and browsers
+// end with it), its output kept until it ends, stopped with a message when it runs past
+// TEST_FILE_TIMEOUT_S seconds (default 1800).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
