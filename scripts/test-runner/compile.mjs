@@ -1,8 +1,9 @@
 // The tests' JavaScript: a copy of the checkout under .artifacts/test-js/<run>/<name>/ in which every
 // TypeScript file of src/, test/, bench/ and ui/src/ is compiled (esbuild, one file to one file, as tsx
 // would) and everything else is a link to the real file, so paths the tests compute from their own
-// location (the repository root, fixtures, ../shared) lead where they would from the sources. Node then loads the tests
-// without a loader hook: in Node 20 a hook costs every process and thread seconds of CPU at start-up.
+// location (the repository root, fixtures, ../shared) lead where they would from the sources. Node then
+// loads the tests without a loader hook: in Node 20 a hook costs every process and thread seconds of
+// CPU at start-up.
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
