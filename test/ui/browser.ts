@@ -13,7 +13,8 @@ import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwrig
 import { freePort, vigilArgv } from '../cli/vigil-process.js';
 import { repoRoot } from '../sigma/corpus-helpers.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+/** The browser: Debian's Chromium, or the executable CHROMIUM_PATH names (another distribution's path). */
+export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 export const ARTIFACTS = join(repoRoot, '.artifacts', 'ui');
 export const ADMIN_PASSWORD = 'admin-password-for-ui-tests';
 
