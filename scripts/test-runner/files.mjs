@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 
 const timeoutMs = Number(process.env.TEST_FILE_TIMEOUT_S ?? 1800) * 1000;
+/** Preloaded by every test process: WebAssembly at V8's baseline tier (see wasm-baseline.mjs). */
+const WASM_BASELINE = new URL('./wasm-baseline.mjs', import.meta.url).href;
 
 /**
  * The CPU time (ms) of the runner's ended child processes, with everything they waited for, from
@@ -39,7 +41,7 @@ export function collectTestFiles(dir) {
 export function runFile(file, script, tsx) {
   const started = Date.now();
   const chunks = [];
-  const loader = tsx ? ['--import', 'tsx'] : ['--enable-source-maps'];
+  const loader = [...(tsx ? ['--import', 'tsx'] : ['--enable-source-maps']), '--import', WASM_BASELINE];
   // The file itself is the process (node:test runs it and reports as `node --test` would), without the
   // extra process `node --test FILE` starts to run it in.
   const child = spawn(process.execPath, [...loader, '--test-reporter=spec', script], {

@@ -5,7 +5,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../http/context.js';
 import { errorResponses } from '../http/schemas.js';
 import { recordAudit } from '../audit/log.js';
-import { OpenSearchBackend } from '../backends/opensearch/opensearch-backend.js';
+import type { OpenSearchBackend } from '../backends/opensearch/opensearch-backend.js';
 import { adminOnly } from './routes.js';
 import { sessionOf } from '../auth/access.js';
 
@@ -34,7 +34,7 @@ export function reconcileRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const backend = ctx.backend;
-      const report = backend instanceof OpenSearchBackend ? await backend.reconcile() : { created: 0, updated: 0, deleted: 0, refused: [] };
+      const report = backend.kind === 'opensearch' ? await (backend as OpenSearchBackend).reconcile() : { created: 0, updated: 0, deleted: 0, refused: [] };
       await recordAudit(ctx.db, {
         actor: sessionOf(request).user.username,
         action: 'rule.reconcile',

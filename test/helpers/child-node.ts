@@ -6,9 +6,11 @@ import { pathToFileURL } from 'node:url';
 import { repoRoot } from '../sigma/corpus-helpers.js';
 
 const compiled = import.meta.url.endsWith('.js');
+/** Preloaded as in the test processes: WebAssembly at V8's baseline tier (scripts/test-runner/wasm-baseline.mjs). */
+const wasmBaseline = pathToFileURL(join(repoRoot, 'scripts/test-runner/wasm-baseline.mjs')).href;
 
 /** The node options that load project modules in a child: tsx for sources, source maps for the copy. */
-export const childLoader: readonly string[] = compiled ? ['--enable-source-maps'] : ['--import', 'tsx'];
+export const childLoader: readonly string[] = [...(compiled ? ['--enable-source-maps'] : ['--import', 'tsx']), '--import', wasmBaseline];
 
 /** The path of a project module (`src/cli/main.ts`) as this run loads it. */
 export function projectModule(path: string): string {
