@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { migrate } from './migrate.js';
 import { migrations } from './migrations/index.js';
 import { openPglite } from './pglite.js';
+import { syncPath, syncTree } from './sync-files.js';
 
 /** dist/db-template of this checkout, from src/db (tests, tsx) and dist/db (the compiled server) alike. */
 export const TEMPLATE_DIR = fileURLToPath(new URL('../../dist/db-template/', import.meta.url));
@@ -63,8 +64,9 @@ export async function writeTemplate(templateDir: string = TEMPLATE_DIR): Promise
 
 /**
  * Puts the template's files at `dataDir` when nothing is there yet and the template fits this code;
- * answers whether it did. The copy is renamed into place, so an interrupted one leaves no database. It
- * runs on libuv's pool: the starting process loads its modules meanwhile.
+ * answers whether it did. The copy is synced to the disk and renamed into place, so an interrupted one
+ * (even by a power loss) leaves no database. It runs on libuv's pool: the starting process loads its
+ * modules meanwhile.
  */
 export async function startFromTemplate(dataDir: string, templateDir: string = TEMPLATE_DIR): Promise<boolean> {
   if (existsSync(dataDir) || keyOf(templateDir) !== templateKey()) return false;
@@ -73,6 +75,8 @@ export async function startFromTemplate(dataDir: string, templateDir: string = T
   const partial = `${dataDir}.partial-${process.pid}`;
   await rm(partial, { recursive: true, force: true });
   await cp(source, partial, { recursive: true, mode: constants.COPYFILE_FICLONE });
+  await syncTree(partial);
   await rename(partial, dataDir);
+  await syncPath(dirname(dataDir));
   return true;
 }
