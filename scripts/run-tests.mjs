@@ -3,12 +3,13 @@
 // ends, and the run closes with the totals, the files that failed and the ten slowest files. Files
 // start longest first (test/durations.json, rewritten by `--record`), so the slowest never start last.
 //
-//   node scripts/run-tests.mjs [--unit] [--record] [--tsx] [--concurrency N] [path-part ...]
+//   node scripts/run-tests.mjs [--unit] [--checks] [--record] [--tsx] [--concurrency N] [path-part ...]
 //
 // The files run compiled (scripts/test-runner/compile.mjs: loader hooks cost each process and thread
 // seconds of CPU in Node 20); `--tsx` runs the sources through tsx instead, as `node --import tsx --test`.
 // Path parts narrow the run to files whose path contains one of them; `--unit` to the files that start
-// no server, database, process or browser (see test/unit.json). TEST_CONCURRENCY sets how many files run
+// no server, database, process or browser (see test/unit.json). `--checks` (what `npm test` runs) also
+// runs the linter and the type checkers as jobs beside the files (test-runner/checks.mjs). TEST_CONCURRENCY sets how many files run
 // at once (default: twice the cores, at least 4: most files wait on servers, databases and browsers).
 // Files that read the shared corpus (../shared/corpus beside the checkout) say so with the line
 // `// Reads the shared corpus.`; when the corpus is not there they are skipped with a message, and with
@@ -18,6 +19,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CHECKS, runCheck } from './test-runner/checks.mjs';
 import { compileTests, compiledPath } from './test-runner/compile.mjs';
 import { collectTestFiles, runFile } from './test-runner/files.mjs';
 import { report, totalsOf } from './test-runner/report.mjs';
@@ -40,6 +42,7 @@ const option = (name) => {
   return value;
 };
 const unitOnly = flag('--unit');
+const withChecks = flag('--checks');
 const record = flag('--record');
 const tsx = flag('--tsx');
 const concurrency = Number(option('--concurrency') ?? process.env.TEST_CONCURRENCY ?? Math.max(4, 2 * availableParallelism()));
@@ -96,11 +99,19 @@ const stopAll = (signal) => {
 };
 process.on('SIGINT', stopAll).on('SIGTERM', stopAll);
 
-console.log(`running ${files.length} test files, ${concurrency} at a time${tsx ? ', through tsx' : ''} (${((Date.now() - started) / 1000).toFixed(1)} s to build and compile)`);
+const checks = withChecks ? CHECKS.map((check) => ({ name: check.name, start: () => runCheck(check) })) : [];
+const jobsOf = (list) => list.map((file) => ({ name: file, start: () => runFile(file, mirror ? compiledPath(mirror, file) : file, tsx) }));
+// The checks start first: a lint or type error shows at once, and their CPU fills the time the files wait.
+const sharedJobs = [...checks, ...jobsOf(shared)];
+const aloneJobs = jobsOf(alone);
+const total = files.length + checks.length;
+const checksNote = checks.length ? ` and ${checks.length} checks` : '';
+console.log(`running ${files.length} test files${checksNote}, ${concurrency} at a time${tsx ? ', through tsx' : ''} (${((Date.now() - started) / 1000).toFixed(1)} s to build and compile)`);
 async function worker(queue) {
   while (queue.length > 0) {
-    const file = queue.shift();
-    const run = runFile(file, mirror ? compiledPath(mirror, file) : file, tsx);
+    const job = queue.shift();
+    const file = job.name;
+    const run = job.start();
     running.add(run);
     const result = await run.done;
     running.delete(run);
@@ -109,15 +120,16 @@ async function worker(queue) {
     const totals = totalsOf(result.output);
     const verdict = result.ok ? 'ok' : 'FAILED';
     const cpu = result.cpuMs === null ? '' : `, ${(result.cpuMs / 1000).toFixed(1)} s of CPU`;
-    console.log(`■ ${file}: ${verdict} in ${(result.ms / 1000).toFixed(1)} s${cpu} (${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped) [${results.length}/${files.length}]\n`);
+    const counts = checks.includes(job) ? '' : ` (${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped)`;
+    console.log(`■ ${file}: ${verdict} in ${(result.ms / 1000).toFixed(1)} s${cpu}${counts} [${results.length}/${total}]\n`);
   }
 }
-await Promise.all(Array.from({ length: Math.min(concurrency, shared.length) }, () => worker(shared)));
-await worker(alone);
+await Promise.all(Array.from({ length: Math.min(concurrency, sharedJobs.length) }, () => worker(sharedJobs)));
+await worker(aloneJobs);
 
 if (record) {
   const merged = { ...known };
-  for (const r of results) merged[r.file] = Math.round(r.ms / 100) / 10;
+  for (const r of results) if (files.includes(r.file)) merged[r.file] = Math.round(r.ms / 100) / 10;
   const sorted = Object.fromEntries(Object.entries(merged).filter(([f]) => existsSync(f)).sort(([a], [b]) => a.localeCompare(b)));
   writeFileSync(durationsPath, JSON.stringify(sorted, null, 2) + '\n');
 }

@@ -39,14 +39,23 @@ export function collectTestFiles(dir) {
  * itself when `tsx` is set). `done` resolves with {file, ok, ms, cpuMs, output}; `stop()` ends its process group.
  */
 export function runFile(file, script, tsx) {
-  const started = Date.now();
-  const chunks = [];
   const loader = [...(tsx ? ['--import', 'tsx'] : ['--enable-source-maps']), '--import', WASM_BASELINE];
   // The file itself is the process (node:test runs it and reports as `node --test` would), without the
   // extra process `node --test FILE` starts to run it in.
-  const child = spawn(process.execPath, [...loader, '--test-reporter=spec', script], {
-    // Passwords are hashed at a test cost (src/auth/passwords.ts): the suites sign in thousands of times.
-    env: { VIGIL_TEST_PASSWORD_HASHING: 'fast', ...process.env, FORCE_COLOR: '0' },
+  // Passwords are hashed at a test cost (src/auth/passwords.ts): the suites sign in thousands of times.
+  return runProcess(file, [...loader, '--test-reporter=spec', script], { VIGIL_TEST_PASSWORD_HASHING: 'fast' });
+}
+
+/**
+ * Starts `node argv` as the job `name` (a test file, or a check such as the linter), in a process group
+ * of its own, with `env` under the runner's environment; answers {done, stop} as runFile does.
+ */
+export function runProcess(name, argv, env = {}) {
+  const file = name;
+  const started = Date.now();
+  const chunks = [];
+  const child = spawn(process.execPath, argv, {
+    env: { ...env, ...process.env, FORCE_COLOR: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

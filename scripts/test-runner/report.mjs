@@ -32,7 +32,8 @@ export function report(results, ms, concurrency) {
     console.log(`\nfiles that failed (${failedFiles.length}):`);
     for (const r of failedFiles) console.log(`  ${r.file}`);
   }
-  console.log(`\ntest files: ${results.length - failedFiles.length} of ${results.length} passed in ${(ms / 1000).toFixed(1)} s\n`);
+  const what = results.some((r) => r.file.startsWith('check: ')) ? 'test files and checks' : 'test files';
+  console.log(`\n${what}: ${results.length - failedFiles.length} of ${results.length} passed in ${(ms / 1000).toFixed(1)} s\n`);
   for (const name of COUNTS) console.log(`ℹ ${name} ${sum[name]}`);
   console.log(`ℹ duration_ms ${ms}`);
   // A file that failed without a failing test (it crashed before or after its tests) counts as one.
