@@ -180,9 +180,10 @@ export async function closeRuleWorkers(ctx: AppContext): Promise<void> {
 /** Runs a job and answers its value, throwing the HttpError a failed job stands for. */
 export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'test' }>): Promise<TestOutcome>;
 export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'check' }>): Promise<null>;
+export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'exceptions' }>): Promise<number>;
 export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'import' }>): Promise<ImportChecked>;
 export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'split' }>): Promise<ImportDocument[]>;
-export async function runRuleJob(ctx: AppContext, job: RuleJob): Promise<TestOutcome | ImportChecked | ImportDocument[] | null> {
+export async function runRuleJob(ctx: AppContext, job: RuleJob): Promise<TestOutcome | ImportChecked | ImportDocument[] | number | null> {
   const result = await ruleWorkersOf(ctx).run(job);
   if (!result.ok) throw new HttpError(result.status, result.detail, result.errors, result.headers);
   return result.value;

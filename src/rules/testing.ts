@@ -17,7 +17,7 @@ import { RULE_NOT_FOUND } from './service.js';
 import { findRule } from './store.js';
 import { analyst } from './routes.js';
 import { closeRuleWorkers, runRuleJob } from './rule-workers.js';
-import { MAX_TEST_WORK, matchingCost, overTestWork, testTooLarge } from './rule-jobs.js';
+import { costOf, MAX_TEST_WORK, matchingCost, overTestWork, testTooLarge } from './rule-jobs.js';
 import { MAX_EVENT_CHARS } from '../ingest/service.js';
 
 export const INVALID_SAMPLE = 'Invalid sample log format';
@@ -223,7 +223,8 @@ export function testingRoutes(app: App, ctx: AppContext): void {
       let truncated = false;
       const samples: Record<string, unknown>[] = [];
       const shape = shaperOfPattern(pattern);
-      const cost = matchingCost(matcher);
+      // The rule's exceptions count in its matching cost.
+      const cost = matchingCost(matcher) + excepted.cost;
       // A stored event holds at most MAX_EVENT_CHARS of JSON: below this cost none can pass the work budget.
       const bounded = cost * MAX_EVENT_CHARS > MAX_TEST_WORK;
       await ctx.history.scan(pattern.id, since, until, async (batch) => {
@@ -237,10 +238,10 @@ export function testingRoutes(app: App, ctx: AppContext): void {
           scanned++;
           const seen = shape ? shape(stored.event) : stored.event;
           const chars = bounded ? overTestWork(cost, seen) : undefined;
-          if (chars !== undefined) throw testTooLarge('a stored event', chars, `the rule's matching cost of ${cost.toLocaleString('en-US')}`, 'event');
+          if (chars !== undefined) throw testTooLarge('a stored event', chars, costOf(cost, excepted.cost), 'event');
           if (!matcher.match(seen)) continue;
           matches++;
-          if (excepted(stored.event)) exceptedCount++;
+          if (excepted.matches(stored.event)) exceptedCount++;
           if (samples.length < limit) samples.push({ ...stored.event, timestamp: stored.eventTime.toISOString() });
         }
         if (scanned >= MAX_EVENTS_SCANNED) truncated = true;

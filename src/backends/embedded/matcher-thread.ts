@@ -1,11 +1,11 @@
-// The rule sets of the embedded backend on a thread of their own (matcher-worker.ts): compiling
-// thousands of rules at start and matching every ingested event happen there, so the event loop keeps
-// answering requests while a batch of large events runs through costly rules, and matching uses the
-// second core while this thread writes to the database. Events cross as their JSON text. If the
-// thread dies, waiting calls fail as a backend outage (503, retried by the client), a fresh thread
-// starts, and `onRestart` has the change log replayed into it from the beginning.
+// One matcher thread (matcher-worker.ts) with its copy of the rule sets: compiling thousands of rules
+// and matching ingested events happen there, so the event loop keeps answering requests while a batch
+// of large events runs through costly rules, and matching uses another core while this thread writes to
+// the database. Events cross as their JSON text. If the thread dies, waiting calls fail as a backend
+// outage (503, retried by the client), a fresh thread starts, and `onRestart` has the rule sets applied
+// to it again. The matcher pool (matcher-pool.ts) runs several.
 import { Worker } from 'node:worker_threads';
-import { BackendUnavailableError, type EventBatch, type RuleMatch, type StoredQuery } from '../backend.js';
+import { BackendUnavailableError, type BatchMatches, type EventBatch, type StoredQuery } from '../backend.js';
 import { workerEntry } from '../../threads/worker-entry.js';
 import type { LiveRules, RuleChange, SetAside } from './live-rules.js';
 import type { MatcherJob } from './matcher-worker.js';
@@ -19,6 +19,8 @@ export class ThreadRules implements LiveRules {
   private readonly live = new Map<string, Set<string>>();
   private nextId = 1;
   private closed = false;
+  /** Match and explain calls waiting for an answer. */
+  pending = 0;
 
   /** `onRestart` is called after a lost thread is replaced: everything must be applied again. */
   constructor(private readonly onRestart: () => void) {
@@ -74,9 +76,23 @@ export class ThreadRules implements LiveRules {
     return setAside;
   }
 
-  async match(index: string, batch: EventBatch): Promise<RuleMatch[][]> {
-    if (batch.texts.length === 0 || !this.live.get(index)?.size) return batch.texts.map(() => []);
-    return (await this.call({ kind: 'match', index, batch })) as RuleMatch[][];
+  async match(index: string, batch: EventBatch): Promise<BatchMatches> {
+    if (batch.texts.length === 0 || !this.live.get(index)?.size) return { hits: batch.texts.map(() => []), refused: [] };
+    return this.counted(this.call({ kind: 'match', index, batch }) as Promise<BatchMatches>);
+  }
+
+  async explain(index: string, batch: EventBatch, hits: string[][]): Promise<BatchMatches> {
+    if (batch.texts.length === 0 || !this.live.get(index)?.size) return { hits: batch.texts.map(() => []), refused: [] };
+    return this.counted(this.call({ kind: 'explain', index, batch, hits }) as Promise<BatchMatches>);
+  }
+
+  private async counted<T>(work: Promise<T>): Promise<T> {
+    this.pending++;
+    try {
+      return await work;
+    } finally {
+      this.pending--;
+    }
   }
 
   isLive(index: string, id: string): boolean {
