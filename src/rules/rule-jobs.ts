@@ -11,6 +11,7 @@ import type { IndexPatternRow } from '../index-patterns/store.js';
 import { checkRule, compileFor, parseSigma, type ValidationDetail } from './analysis.js';
 import { compileExceptions, type ExceptionSpec } from './exceptions/matcher.js';
 import { checkExceptions } from './exceptions/exceptions-limit.js';
+import { matchHistoryBatch, type HistoryBatchOutcome, type HistoryJob } from './history-matching.js';
 import { checkImportDocument, type ImportChecked } from './import-check.js';
 import { documentsFromYaml, type ImportDocument } from './import-sources.js';
 
@@ -46,6 +47,7 @@ export type RuleJob =
       /** The exception created or changed, whose value is checked. */
       changed: Pick<ExceptionSpec, 'operator' | 'value'>;
     }
+  | HistoryJob
   | { kind: 'import'; yaml: string; pattern: IndexPatternRow | null; deploy: boolean }
   /** A multi-document YAML import split into its documents (the whole text is parsed to find them). */
   | { kind: 'split'; text: string };
@@ -57,7 +59,7 @@ export interface TestOutcome {
   excepted: boolean;
 }
 
-export type JobResult = { ok: true; value: TestOutcome | ImportChecked | ImportDocument[] | number | null } | { ok: false; status: number; detail: string; errors?: FieldError[]; headers?: Record<string, string> };
+export type JobResult = { ok: true; value: TestOutcome | ImportChecked | ImportDocument[] | HistoryBatchOutcome | number | null } | { ok: false; status: number; detail: string; errors?: FieldError[]; headers?: Record<string, string> };
 
 const grouped = (n: number) => n.toLocaleString('en-US');
 
@@ -117,6 +119,7 @@ export function runJob(job: RuleJob): JobResult {
       if (!job.parseOnly) checkRule(sigma, job.pattern ?? undefined, job.detail);
       return { ok: true, value: null };
     }
+    if (job.kind === 'history') return { ok: true, value: matchHistoryBatch(job) };
     if (job.kind === 'exceptions') return { ok: true, value: checkExceptions(job.yaml, job.pattern, job.exceptions, job.changed) };
     if (job.kind === 'import') return { ok: true, value: checkImportDocument(job.yaml, job.pattern, job.deploy) };
     if (job.kind === 'split') return { ok: true, value: documentsFromYaml(job.text) };

@@ -29,7 +29,7 @@ export function overWorkBudget(set: RuleSet, stored: object, seen: object, jsonL
   const cost = ruleCost + exceptionCost;
   if (cost === 0) return undefined;
   const stop = Math.floor(MAX_EVENT_WORK / cost) + 1;
-  const seenText = ruleCost > 0 ? eventText(seen, stop) : 0;
+  const seenText = ruleCost > 0 || stored === seen ? eventText(seen, stop) : 0;
   const storedText = exceptionCost === 0 ? 0 : stored === seen ? seenText : eventText(stored, stop);
   if (seenText * ruleCost + storedText * exceptionCost <= MAX_EVENT_WORK) return undefined;
   return (

@@ -20,7 +20,7 @@ export class MatcherPool implements LiveRules {
 
   constructor(size: number) {
     this.threads = Array.from({ length: Math.max(1, size) }, () => {
-      const thread: ThreadRules = new ThreadRules(() => void thread.apply([...this.current.values()]).catch(() => {}));
+      const thread: ThreadRules = new ThreadRules(() => thread.apply([...this.current.values()]));
       return thread;
     });
   }

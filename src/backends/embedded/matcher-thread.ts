@@ -21,9 +21,14 @@ export class ThreadRules implements LiveRules {
   private closed = false;
   /** Match and explain calls waiting for an answer. */
   pending = 0;
+  /** The rule sets being applied to a replacement thread: batches wait for them. */
+  private restoring: Promise<unknown> = Promise.resolve();
 
-  /** `onRestart` is called after a lost thread is replaced: everything must be applied again. */
-  constructor(private readonly onRestart: () => void) {
+  /**
+   * `onRestart` is called after a lost thread is replaced and applies everything to it again (its
+   * promise settles when that is done); batches sent meanwhile wait, so none meets an empty rule set.
+   */
+  constructor(private readonly onRestart: () => Promise<unknown>) {
     this.start();
   }
 
@@ -49,7 +54,7 @@ export class ThreadRules implements LiveRules {
       for (const waiting of lost) waiting.reject(new BackendUnavailableError());
       if (this.closed) return;
       this.start();
-      this.onRestart();
+      this.restoring = this.onRestart().catch(() => {});
     });
   }
 
@@ -76,20 +81,21 @@ export class ThreadRules implements LiveRules {
     return setAside;
   }
 
-  async match(index: string, batch: EventBatch): Promise<BatchMatches> {
-    if (batch.texts.length === 0 || !this.live.get(index)?.size) return { hits: batch.texts.map(() => []), refused: [] };
-    return this.counted(this.call({ kind: 'match', index, batch }) as Promise<BatchMatches>);
+  match(index: string, batch: EventBatch): Promise<BatchMatches> {
+    return this.batch(index, batch, { kind: 'match', index, batch });
   }
 
-  async explain(index: string, batch: EventBatch, hits: string[][]): Promise<BatchMatches> {
-    if (batch.texts.length === 0 || !this.live.get(index)?.size) return { hits: batch.texts.map(() => []), refused: [] };
-    return this.counted(this.call({ kind: 'explain', index, batch, hits }) as Promise<BatchMatches>);
+  explain(index: string, batch: EventBatch, hits: string[][]): Promise<BatchMatches> {
+    return this.batch(index, batch, { kind: 'explain', index, batch, hits });
   }
 
-  private async counted<T>(work: Promise<T>): Promise<T> {
+  /** Sends a batch's job (counted in `pending` from now on), once a replacement thread has its rules. */
+  private async batch(index: string, batch: EventBatch, job: MatcherJob): Promise<BatchMatches> {
     this.pending++;
     try {
-      return await work;
+      await this.restoring;
+      if (batch.texts.length === 0 || !this.live.get(index)?.size) return { hits: batch.texts.map(() => []), refused: [] };
+      return (await this.call(job)) as BatchMatches;
     } finally {
       this.pending--;
     }
