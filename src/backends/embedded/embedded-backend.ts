@@ -207,6 +207,7 @@ export class EmbeddedBackend implements SearchBackend {
     }
   }
 
+  /** The ids of what match() answers (rules' exceptions and the per-event work budget applied). */
   async percolate(index: string, events: object[]): Promise<string[][]> {
     const batch = { texts: events.map((e) => JSON.stringify(e)), preset: null };
     return (await this.match(index, batch)).hits.map((matches) => matches.map((m) => m.id));
