@@ -3,6 +3,8 @@
 // events within the per-event work budget take the matcher seconds, the 1 MB ones past it are rejected
 // alone at once; meanwhile ingest to pattern B (another matcher thread) and GET /api/health each answer
 // within a second, and B's events raise their alerts.
+// Runs alone: another pattern's ingest is held to one second while a matcher thread is busy, a bound
+// that other files' load on the two cores could break.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachDatabase } from '../helpers/service.js';

@@ -2,7 +2,7 @@
 // pattern's costly events never hold another pattern's ingest. A pattern's batches go to one thread at a
 // time, its home while it has batches in flight, chosen as the thread with the fewest batches in flight
 // when it has none: a pattern busy with costly events keeps to its own thread and the others' batches
-// go to the rest. Within a thread, batches take turns (matcher-worker.ts), so patterns that share one
+// go to the rest. Within a thread, patterns take turns (matcher-worker.ts), so patterns that share one
 // wait at most a turn or one event, which the per-event work budget bounds. Changes go to every thread
 // in log order; a thread that is lost and started again gets the current rule sets applied anew.
 import type { BatchMatches, EventBatch, StoredQuery } from '../backend.js';
