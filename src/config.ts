@@ -49,6 +49,8 @@ export interface Config {
   esCompatVersion: string;
   /** HTTP connection timeouts, in milliseconds (0: none); see src/http/timeouts.ts. */
   http: HttpTimeouts;
+  /** Matcher threads of the embedded matcher, each with a copy of every rule set (MATCHER_THREADS, 1 to 64, default 2). */
+  matcherThreads: number;
   /** Budget of one rule compilation or test on a worker thread (RULE_WORK_TIMEOUT seconds, RULE_WORK_MEMORY_MB). */
   ruleWork: { timeoutMs: number; memoryMb: number };
   /** How far behind the newest event time an event may arrive and still count in correlation windows (CORRELATION_LATENESS seconds). */
@@ -85,6 +87,15 @@ function seconds(env: NodeJS.ProcessEnv, name: string, defaultSeconds: number, z
     throw new ConfigError(`${name} must be a number of seconds ${zeroAllowed ? 'from 0' : 'above 0'} to 86400, got '${text.slice(0, 40)}'`);
   }
   return Math.round(value * 1000);
+}
+
+/** A whole number of threads from 1 to 64. */
+function threads(env: NodeJS.ProcessEnv, name: string, defaultCount: number): number {
+  const text = optional(env, name);
+  if (text === undefined) return defaultCount;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || value > 64) throw new ConfigError(`${name} must be a whole number of threads from 1 to 64, got '${text.slice(0, 40)}'`);
+  return value;
 }
 
 /** A whole number of megabytes from 16 to 16384. */
@@ -205,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     esCompatVersion,
     http: httpTimeouts(env),
+    matcherThreads: threads(env, 'MATCHER_THREADS', 2),
     ruleWork: { timeoutMs: seconds(env, 'RULE_WORK_TIMEOUT', 10, false), memoryMb: megabytes(env, 'RULE_WORK_MEMORY_MB', 256) },
     correlationLatenessMs: seconds(env, 'CORRELATION_LATENESS', 0),
     warnings,

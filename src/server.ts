@@ -49,11 +49,11 @@ export async function createService(config: Config, options: ServiceOptions = {}
         import('./backends/opensearch/opensearch-backend.js'),
         import('./backends/opensearch/event-index.js'),
       ]);
-      const openSearch = await OpenSearchBackend.open(db, config.opensearch);
+      const openSearch = await OpenSearchBackend.open(db, config.opensearch, { matcherThreads: config.matcherThreads });
       backend = openSearch;
       history = new OpenSearchEventHistory(db, openSearch.client, openSearch.indexPrefix);
     } else {
-      backend = await EmbeddedBackend.open(db, { available: !config.searchBackendOffline, matching: 'thread' });
+      backend = await EmbeddedBackend.open(db, { available: !config.searchBackendOffline, matching: 'thread', threads: config.matcherThreads });
       history = new DatabaseEventHistory(db);
     }
     threatIntel = await ThreatIntelLookup.open(db);

@@ -35,6 +35,18 @@ export interface EventBatch {
   preset: string | null;
 }
 
+/**
+ * What matching a batch found: for each event, the stored queries it matched whose rule has no enabled
+ * exception matching it, with what held. An event whose matching would exceed the per-event work budget
+ * (its text times the matching cost of the rules it may match, exceptions included) is not matched: it
+ * is listed in `refused` with the reason, and its entry of `hits` is empty.
+ */
+export interface BatchMatches {
+  hits: RuleMatch[][];
+  /** Events not matched, by their position in the batch, with the reason. */
+  refused: { index: number; reason: string }[];
+}
+
 export class BackendUnavailableError extends Error {
   constructor(message = 'Search backend connection failed') {
     super(message);
@@ -54,6 +66,12 @@ export interface SearchBackend {
   deployMany(tx: Queryable, index: string, queries: StoredQuery[]): Promise<void>;
   /** Why this backend cannot hold a stored query (a 400 detail), when it cannot; checked before bulk writes. */
   refusal?(query: StoredQuery): string | undefined;
+  /**
+   * Sends the stored queries of a rule through the change log again inside `tx` (the caller holds the
+   * rule's row lock): every instance reloads them with the rule's enabled exceptions as they are when
+   * `tx` commits. Called when a rule's exceptions change.
+   */
+  reissue(tx: Queryable, ruleId: string): Promise<void>;
   /** Removes a stored query (absent is fine). */
   undeploy(tx: Queryable, index: string, id: string): Promise<void>;
   /** Makes committed changes live in this process now (other instances follow within a second). */
@@ -64,11 +82,13 @@ export interface SearchBackend {
    */
   percolate(index: string, events: object[]): Promise<string[][]>;
   /**
-   * percolate() for events as stored (their JSON text) and shaped by their pattern's preset before the
-   * rules see them; with, for each stored query matched, each selection that held and the field values
-   * that made it hold (as the rule test endpoints report them).
+   * Detection for events as stored (their JSON text), shaped by their pattern's preset before the rules
+   * see them: the stored queries each matched, less those whose rule has an enabled exception matching
+   * the event as stored, with each selection that held and the field values that made it hold (as the
+   * rule test endpoints report them); events past the per-event work budget refused (BatchMatches).
+   * The work runs off the thread that answers requests.
    */
-  match(index: string, batch: EventBatch): Promise<RuleMatch[][]>;
+  match(index: string, batch: EventBatch): Promise<BatchMatches>;
   /** Whether a stored query exists (for checks and tests). */
   hasStoredQuery(index: string, id: string): Promise<boolean>;
   close(): Promise<void>;

@@ -1,16 +1,16 @@
 // Detection on ingest: a batch of accepted events runs through the deployed rules of its index pattern
-// (the backend's percolator, which also says which selections held), then each matched rule's enabled
-// exceptions; every (rule, event) left becomes an alert draft with the rule's metadata, the selections
-// that held, the event's entities and its threat-intel enrichment. Matching needs no database; the
-// matched rules are read where the caller chooses (the chunk's own transaction). Nothing is written here.
+// and their enabled exceptions (the backend's matcher, off this thread, which also says which selections
+// held and refuses an event past the per-event work budget); every (rule, event) it answers becomes an
+// alert draft with the rule's metadata, the selections that held, the event's entities and its
+// threat-intel enrichment. Matching needs no database; the matched rules are read where the caller
+// chooses (the chunk's own transaction). Nothing is written here.
 import type { Queryable } from '../db/database.js';
-import { percolatorIndexName, type RuleMatch, type SearchBackend } from '../backends/backend.js';
+import { percolatorIndexName, type BatchMatches, type SearchBackend } from '../backends/backend.js';
 import { makeAccessor, type Accessor } from '../sigma/index.js';
 import { shaperOfPattern } from '../index-patterns/event-shape.js';
 import type { NewAlert } from '../alerts/store.js';
 import { effectiveEntityFields } from '../index-patterns/entity-fields.js';
 import type { EntityFields, IndexPatternRow } from '../index-patterns/store.js';
-import { compileExceptions, type ExceptionSpec } from '../rules/exceptions/matcher.js';
 import type { AlertEntities, Enricher } from '../threat-intel/enricher.js';
 
 export interface AcceptedEvent {
@@ -27,41 +27,13 @@ export interface MatchedRule {
   severity: string;
   level: string;
   tags: string[];
-  excepted: (event: object) => boolean;
 }
 
-/** Compiled exception sets by their specification, so a busy rule's exceptions compile once. */
-const exceptionCache = new Map<string, (event: object) => boolean>();
-const EXCEPTION_CACHE_LIMIT = 5000;
-
-function exceptionsOf(specs: ExceptionSpec[]): (event: object) => boolean {
-  if (specs.length === 0) return () => false;
-  const key = JSON.stringify(specs);
-  let predicate = exceptionCache.get(key);
-  if (!predicate) {
-    if (exceptionCache.size >= EXCEPTION_CACHE_LIMIT) exceptionCache.clear();
-    predicate = compileExceptions(specs);
-    exceptionCache.set(key, predicate);
-  }
-  return predicate;
-}
-
-/** The matched rules' metadata and enabled exceptions, read in one query for the whole batch. */
+/** The matched rules' metadata, read in one query for the whole batch. */
 export async function matchedRules(db: Queryable, ids: string[]): Promise<Map<string, MatchedRule>> {
   if (ids.length === 0) return new Map();
-  const rules = await db.query<{ id: string; title: string; version: number; severity: string; level: string; tags: string[]; exceptions: ExceptionSpec[] }>(
-    `SELECT id, title, version, severity, level, tags,
-            coalesce((SELECT json_agg(json_build_object('field', e.field, 'operator', e.operator, 'value', e.value) ORDER BY e.created_at, e.id)
-                        FROM rule_exceptions e WHERE e.rule_id = rules.id AND e.enabled), '[]'::json) AS exceptions
-       FROM rules WHERE id = ANY($1::uuid[])`,
-    [ids],
-  );
-  return new Map(
-    rules.map(({ exceptions, ...r }) => [
-      r.id,
-      { ...r, excepted: exceptionsOf(exceptions.map((e) => ({ field: e.field, operator: e.operator, value: e.value }))) },
-    ]),
-  );
+  const rules = await db.query<MatchedRule & Record<string, unknown>>('SELECT id, title, version, severity, level, tags FROM rules WHERE id = ANY($1::uuid[])', [ids]);
+  return new Map(rules.map((r) => [r.id, r]));
 }
 
 type EntityAccessors = Record<keyof EntityFields, Accessor[]>;
@@ -114,18 +86,20 @@ export interface Detection {
   seen: object[];
 }
 
-/** The stored queries each event of a batch matched, and the rules among them. */
-export interface Matches {
-  hits: RuleMatch[][];
+/** The stored queries each event of a batch matched (exceptions applied), the rules among them, and the events refused. */
+export interface Matches extends BatchMatches {
   ruleIds: string[];
 }
 
-/** Runs a batch of accepted events through the pattern's deployed rules. */
+/** The rules among the hits of a batch. */
+export const ruleIdsOf = (hits: BatchMatches['hits']): string[] => [...new Set(hits.flatMap((matches) => matches.map((m) => m.id)))];
+
+/** Runs a batch of accepted events through the pattern's deployed rules and their exceptions. */
 export async function matchEvents(backend: SearchBackend, pattern: IndexPatternRow, events: AcceptedEvent[]): Promise<Matches> {
-  if (events.length === 0) return { hits: [], ruleIds: [] };
+  if (events.length === 0) return { hits: [], ruleIds: [], refused: [] };
   // Rules see events as the pattern's preset shapes them; the matcher gets the text made for storage.
-  const hits = await backend.match(percolatorIndexName(pattern.name), { texts: events.map((e) => e.json), preset: pattern.preset });
-  return { hits, ruleIds: [...new Set(hits.flatMap((matches) => matches.map((m) => m.id)))] };
+  const { hits, refused } = await backend.match(percolatorIndexName(pattern.name), { texts: events.map((e) => e.json), preset: pattern.preset });
+  return { hits, refused, ruleIds: ruleIdsOf(hits) };
 }
 
 /** The alerts of a matched batch (before idempotent insertion), given its matched rules (matchedRules). */
@@ -146,8 +120,8 @@ export function draftAlerts(
     let seen: Record<string, unknown> | undefined;
     for (const { id, matchedConditions } of matches.hits[i]) {
       const rule = rules.get(id);
-      // Exceptions read the event as stored; entities and enrichment the event as the rules saw it.
-      if (!rule || rule.excepted(accepted.event)) continue;
+      // Entities and enrichment read the event as the rules saw it.
+      if (!rule) continue;
       seen ??= shape ? shape(accepted.event) : accepted.event;
       entities ??= entitiesOf(accessors, seen);
       seenBy.push(seen);

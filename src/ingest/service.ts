@@ -5,14 +5,16 @@
 // served between chunks (the embedded database has one connection: one long transaction would stall
 // every request). When it resolves, every accepted event is durably stored and matched and its alerts
 // are written; re-sending the same events stores nothing twice and raises no alert twice, so a request
-// that fails part-way (its answer says how many events were stored) is simply sent again.
+// that fails part-way (its answer says how many events were stored) is simply sent again. An event the
+// matcher refuses (matching it could exceed the per-event work budget) is rejected alone, like an event
+// too large to store: reported in `errors`, not stored, so no stored event ever escapes a deployed rule.
 import type { AppContext } from '../http/context.js';
 import { BackendUnavailableError } from '../backends/backend.js';
 import { HttpError } from '../http/errors.js';
 import { insertAlerts } from '../alerts/store.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
 import { MAX_EVENT_DEPTH, makeAccessor, nestedTooDeep } from '../sigma/index.js';
-import { draftAlerts, matchedRules, matchEvents, type AcceptedEvent, type Matches } from './detection.js';
+import { draftAlerts, matchedRules, matchEvents, ruleIdsOf, type AcceptedEvent, type Matches } from './detection.js';
 import { eventTime, unstorableJson } from './event-checks.js';
 import { eventHash } from './event-hash.js';
 import { countFields, recordFields } from './field-catalogue.js';
@@ -115,7 +117,7 @@ export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow,
     next?.catch(() => {});
     errors.push(...chunk.refused);
     try {
-      alertsCreated += await storeChunk(ctx, pattern, chunk, warnings);
+      alertsCreated += await storeChunk(ctx, pattern, chunk, warnings, errors);
     } catch (error) {
       throw acceptedIndexes.length === 0 ? error : partlyStored(error, acceptedIndexes.length, items.length);
     }
@@ -138,12 +140,30 @@ interface PreparedChunk {
   fields: Map<string, number>;
 }
 
+/**
+ * Takes the events the matcher refused out of a matched chunk (they are reported in `errors`, not
+ * stored) and answers the matches of the rest.
+ */
+function withoutRefused(chunk: PreparedChunk, matches: Matches, errors: IngestOutcome['errors'], warnings: string[]): Matches {
+  if (matches.refused.length === 0) return matches;
+  const refused = new Set(matches.refused.map((r) => r.index));
+  for (const { index, reason } of matches.refused) errors.push({ index: chunk.indexes[index], error: reason });
+  warnings.push(`${matches.refused.length} event(s) rejected: matching them could exceed the per-event work budget`);
+  const kept = (_: unknown, i: number) => !refused.has(i);
+  chunk.accepted = chunk.accepted.filter(kept);
+  chunk.indexes = chunk.indexes.filter(kept);
+  chunk.fields = countFields(chunk.accepted.map((e) => e.event));
+  const hits = matches.hits.filter(kept);
+  return { hits, refused: [], ruleIds: ruleIdsOf(hits) };
+}
+
 /** Once a chunk is matched, stores its events, their fields and their alerts in one transaction. */
-async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: PreparedChunk, warnings: string[]): Promise<number> {
+async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: PreparedChunk, warnings: string[], errors: IngestOutcome['errors']): Promise<number> {
+  if (chunk.accepted.length === 0) return 0;
+  // Matching runs before the transaction: the database is held only for the reads and writes.
+  const matches = withoutRefused(chunk, await chunk.matching, errors, warnings);
   const { accepted } = chunk;
   if (accepted.length === 0) return 0;
-  // Matching runs before the transaction: the database is held only for the reads and writes.
-  const matches = await chunk.matching;
   const plan = await chunk.planning;
   if (plan) warnings.push(...plan.takeWarnings());
   try {

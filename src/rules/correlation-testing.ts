@@ -13,7 +13,7 @@ import { eventTime } from '../ingest/event-checks.js';
 import { fieldAccessors, projectFields } from '../correlation/plan.js';
 import { checkCorrelation, compileFor, identityPipeline } from './analysis.js';
 import { refsOf, resolveChain } from './correlation-refs.js';
-import { compileExceptions } from './exceptions/matcher.js';
+import { compileExceptions, type ExceptionSet } from './exceptions/matcher.js';
 import { enabledExceptionSpecs } from './exceptions/store.js';
 import { MAX_TEST_WORK, matchingCost, overTestWork, testTooLarge } from './rule-jobs.js';
 import { MAX_EVENT_CHARS } from '../ingest/service.js';
@@ -38,7 +38,7 @@ export interface FiringView {
 interface Feeder {
   refs: string[];
   matcher: CompiledRule;
-  excepted: (event: object) => boolean;
+  excepted: ExceptionSet;
 }
 
 /** A correlation compiled with the stored rules it needs, ready to replay events through. */
@@ -80,7 +80,8 @@ export async function compileTester(ctx: AppContext, sigma: SigmaRule, pattern: 
     fields: fieldAccessors(set, pattern ? pipelineOf(pattern) : identityPipeline()),
     timestamp: makeAccessor(pattern?.timestamp_field ?? '@timestamp'),
     shape: shaperOfPattern(pattern),
-    cost: feeders.reduce((sum, f) => sum + matchingCost(f.matcher), 0),
+    // A rule's exceptions count in its matching cost.
+    cost: feeders.reduce((sum, f) => sum + matchingCost(f.matcher) + f.excepted.cost, 0),
   };
 }
 
@@ -111,7 +112,7 @@ function matchesOf(tester: CorrelationTester, raw: Record<string, unknown>, time
   const out: Match[] = [];
   let fields: Record<string, unknown> | undefined;
   for (const feeder of tester.feeders) {
-    if (!feeder.matcher.match(seen) || feeder.excepted(raw)) continue;
+    if (!feeder.matcher.match(seen) || feeder.excepted.matches(raw)) continue;
     fields ??= projectFields(tester.fields, seen);
     out.push({ time, order, refs: feeder.refs, id, fields });
   }

@@ -1,18 +1,22 @@
 // The CPU-heavy rule work that runs on a rule worker thread (rule-worker.ts), as plain functions of plain
 // data: checking a rule (parse and compile, the validation errors of analysis.ts), splitting a YAML
-// import into documents and checking each (import-check.ts), and testing a rule against a sample event. A test is refused up front (413) when the sample's text times the rule's matching cost
-// exceeds the per-test work budget, so a test that would run for minutes never starts.
-import { ruleCost, type CompiledRule } from '../sigma/index.js';
+// import into documents and checking each (import-check.ts), testing a rule against a sample event, and
+// checking a rule's exceptions (their values, and the rule's matching cost with them: exceptions-limit.ts).
+// A test is refused up front (413) when the sample's text times the matching cost of the rule and its
+// exceptions exceeds the per-test work budget, so a test that would run for minutes never starts.
+import { eventText, MAX_EVENT_WORK, ruleCost, type CompiledRule } from '../sigma/index.js';
 import { HttpError, unprocessable, type FieldError } from '../http/errors.js';
 import { shaperOfPattern } from '../index-patterns/event-shape.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
 import { checkRule, compileFor, parseSigma, type ValidationDetail } from './analysis.js';
 import { compileExceptions, type ExceptionSpec } from './exceptions/matcher.js';
+import { checkExceptions } from './exceptions/exceptions-limit.js';
+import { matchHistoryBatch, type HistoryBatchOutcome, type HistoryJob } from './history-matching.js';
 import { checkImportDocument, type ImportChecked } from './import-check.js';
 import { documentsFromYaml, type ImportDocument } from './import-sources.js';
 
-/** Work budget of one sample test: characters of the sample's text × the rule's matching cost. */
-export const MAX_TEST_WORK = 1_000_000_000;
+/** Work budget of one sample test: characters of the sample's text × the rule's matching cost (the per-event work budget of ingest). */
+export const MAX_TEST_WORK = MAX_EVENT_WORK;
 
 export type RuleJob =
   | {
@@ -33,6 +37,17 @@ export type RuleJob =
       /** A stored rule: text that no longer parses is a 422, not a 400. */
       stored: boolean;
     }
+  | {
+      kind: 'exceptions';
+      /** The stored rule. */
+      yaml: string;
+      pattern: IndexPatternRow | null;
+      /** The rule's enabled exceptions once the change is made. */
+      exceptions: ExceptionSpec[];
+      /** The exception created or changed, whose value is checked. */
+      changed: Pick<ExceptionSpec, 'operator' | 'value'>;
+    }
+  | HistoryJob
   | { kind: 'import'; yaml: string; pattern: IndexPatternRow | null; deploy: boolean }
   /** A multi-document YAML import split into its documents (the whole text is parsed to find them). */
   | { kind: 'split'; text: string };
@@ -44,27 +59,10 @@ export interface TestOutcome {
   excepted: boolean;
 }
 
-export type JobResult = { ok: true; value: TestOutcome | ImportChecked | ImportDocument[] | null } | { ok: false; status: number; detail: string; errors?: FieldError[]; headers?: Record<string, string> };
+export type JobResult = { ok: true; value: TestOutcome | ImportChecked | ImportDocument[] | HistoryBatchOutcome | number | null } | { ok: false; status: number; detail: string; errors?: FieldError[]; headers?: Record<string, string> };
 
 const grouped = (n: number) => n.toLocaleString('en-US');
 
-/** Characters of text a matcher may read in an event (strings, and numbers as text), bounded by `stop`. */
-export function textSize(value: unknown, stop = Number.MAX_SAFE_INTEGER): number {
-  let total = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0 && total <= stop) {
-    const v = stack.pop();
-    if (typeof v === 'string') total += v.length;
-    else if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') total += String(v).length;
-    else if (v !== null && typeof v === 'object') {
-      for (const [key, child] of Object.entries(v)) {
-        total += key.length;
-        stack.push(child);
-      }
-    }
-  }
-  return total;
-}
 
 function parseStored(yaml: string) {
   try {
@@ -80,7 +78,7 @@ export const matchingCost = (matcher: CompiledRule): number => Math.max(1, ruleC
 
 /** The characters of text of `event` when matching it at `cost` per character could exceed MAX_TEST_WORK; else undefined. */
 export function overTestWork(cost: number, event: object): number | undefined {
-  const chars = textSize(event, Math.ceil(MAX_TEST_WORK / cost) + 1);
+  const chars = eventText(event, Math.ceil(MAX_TEST_WORK / cost) + 1);
   return chars * cost > MAX_TEST_WORK ? chars : undefined;
 }
 
@@ -89,11 +87,15 @@ export function testTooLarge(what: string, chars: number, cost: string, per: 'te
   return new HttpError(413, `Rule test too large: ${what}'s ${grouped(chars)} characters of text times ${cost} exceed the work budget of ${grouped(MAX_TEST_WORK)} per ${per}`);
 }
 
-/** 413 when testing `matcher` against an event of this much text could exceed MAX_TEST_WORK. */
-export function checkTestWork(matcher: CompiledRule, event: object): void {
-  const cost = matchingCost(matcher);
+/** How a 413 names the matching cost: the rule's, or the rule's with its exceptions'. */
+export const costOf = (cost: number, exceptionsCost: number): string =>
+  exceptionsCost > 0 ? `the matching cost of ${grouped(cost)} of the rule and its exceptions` : `the rule's matching cost of ${grouped(cost)}`;
+
+/** 413 when testing `matcher` (and exceptions of `exceptionsCost`) against an event of this much text could exceed MAX_TEST_WORK. */
+export function checkTestWork(matcher: CompiledRule, event: object, exceptionsCost = 0): void {
+  const cost = matchingCost(matcher) + exceptionsCost;
   const chars = overTestWork(cost, event);
-  if (chars !== undefined) throw testTooLarge('the sample', chars, `the rule's matching cost of ${grouped(cost)}`, 'test');
+  if (chars !== undefined) throw testTooLarge('the sample', chars, costOf(cost, exceptionsCost), 'test');
 }
 
 function runTest(job: Extract<RuleJob, { kind: 'test' }>): TestOutcome {
@@ -102,9 +104,10 @@ function runTest(job: Extract<RuleJob, { kind: 'test' }>): TestOutcome {
   const matcher = compileFor(sigma, pattern, 'Rule validation failed');
   const shape = shaperOfPattern(pattern);
   const event = shape ? shape(job.sample) : job.sample;
-  checkTestWork(matcher, event);
+  const exceptions = compileExceptions(job.exceptions);
+  checkTestWork(matcher, event, exceptions.cost);
   const explanation = matcher.explain(event);
-  const excepted = explanation.matched && compileExceptions(job.exceptions)(job.sample);
+  const excepted = explanation.matched && exceptions.matches(job.sample);
   return { title: sigma.title, matches: explanation.matched, matched_conditions: explanation.matched ? explanation.matchedConditions : [], excepted };
 }
 
@@ -116,6 +119,8 @@ export function runJob(job: RuleJob): JobResult {
       if (!job.parseOnly) checkRule(sigma, job.pattern ?? undefined, job.detail);
       return { ok: true, value: null };
     }
+    if (job.kind === 'history') return { ok: true, value: matchHistoryBatch(job) };
+    if (job.kind === 'exceptions') return { ok: true, value: checkExceptions(job.yaml, job.pattern, job.exceptions, job.changed) };
     if (job.kind === 'import') return { ok: true, value: checkImportDocument(job.yaml, job.pattern, job.deploy) };
     if (job.kind === 'split') return { ok: true, value: documentsFromYaml(job.text) };
     return { ok: true, value: runTest(job) };

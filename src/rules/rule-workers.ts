@@ -11,6 +11,7 @@ import { HttpError } from '../http/errors.js';
 import type { JobResult, RuleJob, TestOutcome } from './rule-jobs.js';
 import type { ImportChecked } from './import-check.js';
 import type { ImportDocument } from './import-sources.js';
+import type { HistoryBatchOutcome } from './history-matching.js';
 
 /** Threads per pool (the machine's cores are shared with ingest and the database). */
 const POOL_SIZE = 2;
@@ -180,9 +181,11 @@ export async function closeRuleWorkers(ctx: AppContext): Promise<void> {
 /** Runs a job and answers its value, throwing the HttpError a failed job stands for. */
 export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'test' }>): Promise<TestOutcome>;
 export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'check' }>): Promise<null>;
+export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'exceptions' }>): Promise<number>;
+export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'history' }>): Promise<HistoryBatchOutcome>;
 export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'import' }>): Promise<ImportChecked>;
 export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'split' }>): Promise<ImportDocument[]>;
-export async function runRuleJob(ctx: AppContext, job: RuleJob): Promise<TestOutcome | ImportChecked | ImportDocument[] | null> {
+export async function runRuleJob(ctx: AppContext, job: RuleJob): Promise<TestOutcome | ImportChecked | ImportDocument[] | HistoryBatchOutcome | number | null> {
   const result = await ruleWorkersOf(ctx).run(job);
   if (!result.ok) throw new HttpError(result.status, result.detail, result.errors, result.headers);
   return result.value;

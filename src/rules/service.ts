@@ -8,7 +8,9 @@ import { conflict, notFound, unprocessable } from '../http/errors.js';
 import { recordAudit } from '../audit/log.js';
 import { findDefaultPattern, findPatternById, findPatternByName, type IndexPatternRow } from '../index-patterns/store.js';
 import { parseRule } from '../sigma/index.js';
-import { checkRule, contentOf, parseSigma } from './analysis.js';
+import { checkRule, compileFor, contentOf, parseSigma } from './analysis.js';
+import { checkRuleWithExceptions } from './exceptions/exceptions-limit.js';
+import { enabledExceptionSpecs } from './exceptions/store.js';
 import { checkNotNeeded, checkReferencesExist, refsOf } from './correlation-refs.js';
 import { deployRule, undeployRule } from './deployment.js';
 import { runRuleJob } from './rule-workers.js';
@@ -86,7 +88,9 @@ async function writeVersion(
 ): Promise<number> {
   const sigma = parseSigma(next.yaml, 'Validation failed');
   const pattern = next.indexPatternId ? await findPatternById(tx, next.indexPatternId) : undefined;
-  checkRule(sigma, pattern, 'Validation failed');
+  // The rule's enabled exceptions count in its matching cost.
+  if (sigma.kind === 'detection') checkRuleWithExceptions(compileFor(sigma, pattern, 'Validation failed'), await enabledExceptionSpecs(tx, rule.id), 'Validation failed');
+  else checkRule(sigma, pattern, 'Validation failed');
   await checkReferencesExist(tx, sigma, 'Validation failed', rule.id);
   const content = contentOf(sigma, next.yaml, next.title, next.indexPatternId);
   if (rule.status === 'deployed' && content.rule_type !== rule.rule_type) {

@@ -1,32 +1,29 @@
 // Rule testing without side effects: against a sample event (saved or unsaved rule) and against
-// stored history (dry run over 1h/6h/1d/7d, scanned in bounded batches). Tests never create alerts.
+// stored history (dry run over 1h/6h/1d/7d, scanned in bounded batches, each matched with the rule's
+// exceptions on a rule worker under the per-event work budget). Tests never create alerts.
 import { Type } from '@fastify/type-provider-typebox';
 import { nestedTooDeep } from '../sigma/index.js';
 import type { App, AppContext } from '../http/context.js';
 import { HttpError, badRequest, notFound, unprocessable } from '../http/errors.js';
 import { errorResponses, Nullable, Timestamp, Uuid } from '../http/schemas.js';
 import { findPatternById, findPatternByName, type IndexPatternRow } from '../index-patterns/store.js';
-import { shaperOfPattern } from '../index-patterns/event-shape.js';
-import { compileFor, parseSigma } from './analysis.js';
+import { parseSigma } from './analysis.js';
 import { compileTester, samplesOf, testAgainstHistory, testAgainstSamples } from './correlation-testing.js';
 import type { SigmaRule } from '../sigma/index.js';
 import { NO_INDEX_PATTERN } from './deployment.js';
-import { compileExceptions } from './exceptions/matcher.js';
 import { enabledExceptionSpecs } from './exceptions/store.js';
 import { RULE_NOT_FOUND } from './service.js';
 import { findRule } from './store.js';
 import { analyst } from './routes.js';
 import { closeRuleWorkers, runRuleJob } from './rule-workers.js';
-import { MAX_TEST_WORK, matchingCost, overTestWork, testTooLarge } from './rule-jobs.js';
-import { MAX_EVENT_CHARS } from '../ingest/service.js';
 
 export const INVALID_SAMPLE = 'Invalid sample log format';
 export const HISTORY_UNAVAILABLE = 'Search backend unavailable: the historical test cannot run';
 const TIME_RANGES = { '1h': 3600, '6h': 6 * 3600, '1d': 24 * 3600, '7d': 7 * 24 * 3600 } as const;
 /** Upper bound of events one historical test examines, so a test can never run unbounded. */
 export const MAX_EVENTS_SCANNED = 2_000_000;
-/** Longest stretch of matching stored events before other requests get a turn. */
-const SLICE_MS = 20;
+/** Stored events per rule-worker job of a historical test. */
+const HISTORY_JOB_EVENTS = 500;
 
 const MatchedConditions = Type.Array(Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown())));
 const FiringSchema = Type.Object(
@@ -73,21 +70,6 @@ function sampleOf(body: { sample_log?: unknown }): Record<string, unknown> {
   const sample = body.sample_log;
   if (sample === null || typeof sample !== 'object' || Array.isArray(sample) || nestedTooDeep(sample)) throw badRequest(INVALID_SAMPLE);
   return sample as Record<string, unknown>;
-}
-
-/**
- * Compiles a stored rule for its own index pattern; a stored rule that no longer validates is a 422. It
- * is checked on a rule worker first, so one over a work limit is refused there.
- */
-async function compileStored(ctx: AppContext, id: string) {
-  const rule = await findRule(ctx.db, id);
-  if (!rule) throw notFound(RULE_NOT_FOUND);
-  const pattern = rule.index_pattern_id ? await findPatternById(ctx.db, rule.index_pattern_id) : undefined;
-  await runRuleJob(ctx, { kind: 'check', yaml: rule.yaml_content, pattern: pattern ?? null, detail: 'Rule validation failed', stored: true });
-  const sigma = parseStoredSigma(rule.yaml_content);
-  const matcher = compileFor(sigma, pattern, 'Rule validation failed');
-  const exceptions = await enabledExceptionSpecs(ctx.db, id);
-  return { rule, pattern, matcher, excepted: compileExceptions(exceptions) };
 }
 
 function parseStoredSigma(yaml: string) {
@@ -196,7 +178,7 @@ export function testingRoutes(app: App, ctx: AppContext): void {
             truncated: Type.Boolean({ description: 'True when the scan stopped at the per-test event limit' }),
             sample_matches: Type.Array(Type.Record(Type.String(), Type.Unknown())),
           }),
-          ...errorResponses(400, 401, 403, 404, 422, 503),
+          ...errorResponses(400, 401, 403, 404, 413, 422, 503),
         },
       },
     },
@@ -214,35 +196,29 @@ export function testingRoutes(app: App, ctx: AppContext): void {
         const samples = firings.slice(0, limit).map((f) => ({ ...f, timestamp: f.window_end }));
         return { rule_id: stored.id, rule_title: stored.title, time_range, matches: firings.length, excepted: 0, events_scanned: scanned, truncated, sample_matches: samples };
       }
-      const { rule, pattern, matcher, excepted } = await compileStored(ctx, request.params.id);
+      if (!stored) throw notFound(RULE_NOT_FOUND);
+      const rule = stored;
+      const pattern = rule.index_pattern_id ? await findPatternById(ctx.db, rule.index_pattern_id) : undefined;
+      // Checked on a rule worker: a stored rule that no longer validates is a 422, one over a work limit refused there.
+      await runRuleJob(ctx, { kind: 'check', yaml: rule.yaml_content, pattern: pattern ?? null, detail: 'Rule validation failed', stored: true });
       if (!pattern) throw badRequest(NO_INDEX_PATTERN);
+      const exceptions = await enabledExceptionSpecs(ctx.db, rule.id);
       if (!(await ctx.backend.health())) throw new HttpError(503, HISTORY_UNAVAILABLE);
       let matches = 0;
       let exceptedCount = 0;
       let scanned = 0;
       let truncated = false;
       const samples: Record<string, unknown>[] = [];
-      const shape = shaperOfPattern(pattern);
-      const cost = matchingCost(matcher);
-      // A stored event holds at most MAX_EVENT_CHARS of JSON: below this cost none can pass the work budget.
-      const bounded = cost * MAX_EVENT_CHARS > MAX_TEST_WORK;
       await ctx.history.scan(pattern.id, since, until, async (batch) => {
-        let sliceStart = performance.now();
-        for (const stored of batch) {
-          if (performance.now() - sliceStart > SLICE_MS) {
-            // Large events against a costly rule: other requests are answered within a batch too.
-            await new Promise((resolve) => setImmediate(resolve));
-            sliceStart = performance.now();
-          }
-          scanned++;
-          const seen = shape ? shape(stored.event) : stored.event;
-          const chars = bounded ? overTestWork(cost, seen) : undefined;
-          if (chars !== undefined) throw testTooLarge('a stored event', chars, `the rule's matching cost of ${cost.toLocaleString('en-US')}`, 'event');
-          if (!matcher.match(seen)) continue;
-          matches++;
-          if (excepted(stored.event)) exceptedCount++;
-          if (samples.length < limit) samples.push({ ...stored.event, timestamp: stored.eventTime.toISOString() });
+        // Matched on rule workers (history-matching.ts), with the rule's exceptions, under the per-event work budget.
+        for (let start = 0; start < batch.length; start += HISTORY_JOB_EVENTS) {
+          const part = batch.slice(start, start + HISTORY_JOB_EVENTS);
+          const outcome = await runRuleJob(ctx, { kind: 'history', yaml: rule.yaml_content, pattern, exceptions, events: part.map((e) => e.event) });
+          matches += outcome.matched.length;
+          exceptedCount += outcome.excepted.length;
+          for (const i of outcome.matched.slice(0, limit - samples.length)) samples.push({ ...part[i].event, timestamp: part[i].eventTime.toISOString() });
         }
+        scanned += batch.length;
         if (scanned >= MAX_EVENTS_SCANNED) truncated = true;
         return !truncated;
       });

@@ -25,6 +25,7 @@ export { buildIR, unmappedFields } from './build-ir.js';
 export { compileSafeRegex } from './regex/safe-regex.js';
 export { ruleCost, MAX_REGEXES, MAX_WILDCARDS, MAX_MATCH_COST } from './compile/rule-budget.js';
 export type { RuleCost } from './compile/rule-budget.js';
+export { eventText, overEventWork, MAX_EVENT_WORK } from './compile/event-work.js';
 export { MAX_PREDICATES } from './build-ir.js';
 export type { SigmaRule, ParseResult, FieldError, Level, Status, Logsource, SigmaCorrelation } from './rule.js';
 export { RuleIndex } from './index/rule-index.js';

@@ -1,18 +1,19 @@
 // The embedded search backend: stored queries live in the database (table stored_queries, one row per
-// percolator index and id, every write stamped with a sequence number); each instance compiles them
-// into in-memory rule sets (live-rules.ts: on a matcher thread in the service, in this thread where
-// another backend builds on it) and follows the sequence, so a deploy on one instance is live on all of
-// them within a second. A stored query that does not compile (a rule over a work limit, stored by an
+// percolator index and id, every write stamped with a sequence number); each instance compiles them,
+// each with its rule's enabled exceptions read beside it, into in-memory rule sets (live-rules.ts: on
+// matcher threads in the service, in this thread where another backend builds on it) and follows the
+// sequence, so a deploy or an exception change on one instance is live on all of them within a second. A stored query that does not compile (a rule over a work limit, stored by an
 // older version) is set aside: left out, with a warning in the log and an audit entry, and the rest load.
 // A switch makes it report "unavailable" (SEARCH_BACKEND_OFFLINE) for drills.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Queryable } from '../../db/database.js';
-import { BackendUnavailableError, type EventBatch, type RuleMatch, type SearchBackend, type StoredQuery } from '../backend.js';
+import { BackendUnavailableError, type BatchMatches, type EventBatch, type SearchBackend, type StoredQuery } from '../backend.js';
 import type { RuleSet } from './rule-set.js';
 import type { StoredQueryDocument } from './stored-query-compiler.js';
 import { recordAudit } from '../../audit/log.js';
+import type { ExceptionSpec } from '../../rules/exceptions/matcher.js';
 import { LocalRules, type LiveRules, type SetAside } from './live-rules.js';
-import { ThreadRules } from './matcher-thread.js';
+import { MatcherPool } from './matcher-pool.js';
 
 const POLL_INTERVAL_MS = 400;
 /** Rows per INSERT when many stored queries are written at once. */
@@ -28,14 +29,24 @@ interface ChangeRow {
   percolator_index: string;
   id: string;
   query: StoredQueryDocument | null;
+  exceptions: ExceptionSpec[] | null;
   deleted: boolean;
   seq: number;
   [key: string]: unknown;
 }
 
+/** Where the rule sets live: matched on `threads` matcher threads (default 1), or in this thread; `keepLocal` keeps a copy here too. */
+export interface MatchingOptions {
+  matching?: 'thread' | 'local';
+  threads?: number;
+  keepLocal?: boolean;
+}
+
 export class EmbeddedBackend implements SearchBackend {
   readonly kind = 'embedded' as const;
   private readonly rules: LiveRules;
+  /** The rule sets in this thread, when kept here (to read them: ruleSet()). */
+  private readonly local?: LocalRules;
   private lastSeq = 0;
   private syncing: Promise<void> = Promise.resolve();
   private loaded: Promise<void> = Promise.resolve();
@@ -44,19 +55,13 @@ export class EmbeddedBackend implements SearchBackend {
   private constructor(
     private readonly db: Database,
     private available: boolean,
-    matching: 'thread' | 'local',
+    matching: MatchingOptions,
     private log?: FastifyBaseLogger,
   ) {
-    // A lost matcher thread is replaced empty: the whole change log is applied to it again.
-    this.rules = matching === 'thread' ? new ThreadRules(() => this.replay()) : new LocalRules();
-  }
-
-  private replay(): void {
-    this.syncing = this.syncing.catch(() => {}).then(() => {
-      this.lastSeq = 0;
-    });
-    this.loaded = this.sync();
-    this.loaded.catch((error: unknown) => this.log?.error({ err: error }, 'loading the stored queries failed'));
+    if (matching.matching === 'thread') {
+      this.rules = new MatcherPool(matching.threads ?? 1);
+      if (matching.keepLocal) this.local = new LocalRules();
+    } else this.rules = this.local = new LocalRules();
   }
 
   /** Warnings given before a log was attached (the first load starts before the service's log exists). */
@@ -75,13 +80,10 @@ export class EmbeddedBackend implements SearchBackend {
 
   /**
    * Loads every stored query; on a shared PostgreSQL also follows other instances' changes. `matching`
-   * says where the rule sets live: on a matcher thread, or in this thread (default).
+   * says where the rule sets live: on matcher threads, or in this thread (default).
    */
-  static async open(
-    db: Database,
-    options: { available?: boolean; log?: FastifyBaseLogger; follow?: boolean; matching?: 'thread' | 'local' } = {},
-  ): Promise<EmbeddedBackend> {
-    const backend = new EmbeddedBackend(db, options.available ?? true, options.matching ?? 'local', options.log);
+  static async open(db: Database, options: { available?: boolean; log?: FastifyBaseLogger; follow?: boolean } & MatchingOptions = {}): Promise<EmbeddedBackend> {
+    const backend = new EmbeddedBackend(db, options.available ?? true, options, options.log);
     // The first load compiles every stored query (seconds for thousands of rules). It runs in the
     // background (on the matcher thread, or here yielding between slices), so the service answers
     // meanwhile; percolation waits for it, so no event is ever matched against a partial rule set.
@@ -123,7 +125,7 @@ export class EmbeddedBackend implements SearchBackend {
         params.push(query.id, query.ruleId, query.ruleVersion, JSON.stringify(doc));
         const n = params.length;
         values.push(`($1, $${n - 3}, $${n - 2}::uuid, $${n - 1}::integer, $${n}::jsonb, false, nextval('stored_query_seq'), now())`);
-        this.rules.remember(index, query);
+        (this.local ?? this.rules).remember(index, query);
       }
       await tx.query(
         `INSERT INTO stored_queries (percolator_index, id, rule_id, rule_version, query, deleted, seq, updated_at)
@@ -137,6 +139,12 @@ export class EmbeddedBackend implements SearchBackend {
 
   private async lockWrites(tx: Queryable): Promise<void> {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [STORED_QUERY_WRITE_LOCK]);
+  }
+
+  /** Only the change log moves: it works while the backend is reported unavailable. */
+  async reissue(tx: Queryable, ruleId: string): Promise<void> {
+    await this.lockWrites(tx);
+    await tx.query(`UPDATE stored_queries SET seq = nextval('stored_query_seq'), updated_at = now() WHERE rule_id = $1 AND NOT deleted`, [ruleId]);
   }
 
   async undeploy(tx: Queryable, index: string, id: string): Promise<void> {
@@ -156,12 +164,19 @@ export class EmbeddedBackend implements SearchBackend {
   }
 
   private async applyChanges(): Promise<void> {
+    // Each stored query with its rule's enabled exceptions as they are now (an exception change
+    // reissues the rule's stored queries: reissue()).
     const rows = await this.db.query<ChangeRow>(
-      'SELECT percolator_index, id, query, deleted, seq FROM stored_queries WHERE seq > $1 ORDER BY seq',
+      `SELECT percolator_index, s.id, query, deleted, seq,
+              CASE WHEN deleted THEN NULL ELSE (
+                SELECT json_agg(json_build_object('field', e.field, 'operator', e.operator, 'value', e.value) ORDER BY e.created_at, e.id)
+                  FROM rule_exceptions e WHERE e.rule_id = s.rule_id AND e.enabled) END AS exceptions
+         FROM stored_queries s WHERE seq > $1 ORDER BY seq`,
       [this.lastSeq],
     );
     if (rows.length === 0) return;
-    const setAside = await this.rules.apply(rows.map((row) => ({ index: row.percolator_index, id: row.id, doc: row.deleted ? null : row.query })));
+    const changes = rows.map((row) => ({ index: row.percolator_index, id: row.id, doc: row.deleted ? null : row.query, exceptions: row.exceptions ?? [] }));
+    const [setAside] = await Promise.all([this.rules.apply(changes), this.local && this.local !== this.rules ? this.local.apply(changes) : undefined]);
     this.lastSeq = Math.max(this.lastSeq, ...rows.map((row) => Number(row.seq)));
     for (const entry of setAside) this.warn({ index: entry.index, id: entry.id, reason: entry.reason }, 'stored query does not compile: rule set aside');
     if (setAside.length > 0) await this.auditSetAside(setAside);
@@ -192,15 +207,23 @@ export class EmbeddedBackend implements SearchBackend {
     }
   }
 
+  /** The ids of what match() answers (rules' exceptions and the per-event work budget applied). */
   async percolate(index: string, events: object[]): Promise<string[][]> {
     const batch = { texts: events.map((e) => JSON.stringify(e)), preset: null };
-    return (await this.match(index, batch)).map((matches) => matches.map((m) => m.id));
+    return (await this.match(index, batch)).hits.map((matches) => matches.map((m) => m.id));
   }
 
-  async match(index: string, batch: EventBatch): Promise<RuleMatch[][]> {
+  async match(index: string, batch: EventBatch): Promise<BatchMatches> {
     this.ensureAvailable();
     await this.loaded;
     return this.rules.match(index, batch);
+  }
+
+  /** For events another matcher found to match `hits`: budget and exceptions applied, what held (LiveRules's `explain`). */
+  async explain(index: string, batch: EventBatch, hits: string[][]): Promise<BatchMatches> {
+    this.ensureAvailable();
+    await this.loaded;
+    return this.rules.explain(index, batch, hits);
   }
 
   async hasStoredQuery(index: string, id: string): Promise<boolean> {
@@ -208,10 +231,10 @@ export class EmbeddedBackend implements SearchBackend {
     return rows.length > 0;
   }
 
-  /** The live detections of a percolator index in this thread (after the first load); none when they live on a matcher thread. */
+  /** The live detections of a percolator index in this thread (after the first load); none when they live only on matcher threads. */
   async ruleSet(index: string): Promise<RuleSet | undefined> {
     await this.loaded;
-    return this.rules instanceof LocalRules ? this.rules.ruleSet(index) : undefined;
+    return this.local?.ruleSet(index);
   }
 
   /** The percolator indices and stored-query ids the database holds as deployed, with their rule versions. */
@@ -247,5 +270,6 @@ export class EmbeddedBackend implements SearchBackend {
     if (this.timer) clearInterval(this.timer);
     await this.syncing.catch(() => {});
     await this.rules.close();
+    await this.local?.close();
   }
 }

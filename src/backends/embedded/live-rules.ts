@@ -2,19 +2,26 @@
 // in step with the stored-query change log. Two homes: in this thread (LocalRules, here) or on a
 // matcher thread of their own (ThreadRules, matcher-thread.ts), so matching never holds up the event
 // loop. A stored query that does not compile (a rule over a work limit, stored by an older version) is
-// left out and reported back, and the rest load.
-import type { CompiledRule } from '../../sigma/index.js';
-import type { EventBatch, RuleMatch, StoredQuery } from '../backend.js';
-import { shapedEvents } from '../../index-patterns/event-shape.js';
+// left out and reported back, and the rest load. Each stored query comes with its rule's enabled
+// exceptions, compiled beside it: matching applies them and the per-event work budget counts them.
+import type { CompiledRule, EventShaper } from '../../sigma/index.js';
+import type { BatchMatches, EventBatch, RuleMatch, StoredQuery } from '../backend.js';
+import { shaperOfPattern } from '../../index-patterns/event-shape.js';
+import { compileExceptions, type ExceptionSpec } from '../../rules/exceptions/matcher.js';
 import { RuleSet } from './rule-set.js';
+import { matchesOf, overWorkBudget } from './event-matching.js';
 import { compileStoredQuery, type StoredQueryDocument } from './stored-query-compiler.js';
 
-/** One entry of the change log: a stored query written (`doc`) or removed (`doc` null). */
+/** One entry of the change log: a stored query written (`doc`, with its rule's enabled exceptions) or removed (`doc` null). */
 export interface RuleChange {
   index: string;
   id: string;
   doc: StoredQueryDocument | null;
+  exceptions?: ExceptionSpec[];
 }
+
+/** An event of a batch: matched (exceptions applied), or refused with the reason. */
+export type EventMatches = RuleMatch[] | { refused: string };
 
 /** A stored query that could not be compiled: left out of its rule set. */
 export interface SetAside {
@@ -28,8 +35,13 @@ export interface SetAside {
 export interface LiveRules {
   /** Applies changes in log order; answers those left out because they do not compile. */
   apply(changes: RuleChange[]): Promise<SetAside[]>;
-  /** The stored queries of `index` matching each event of the batch, in order. */
-  match(index: string, batch: EventBatch): Promise<RuleMatch[][]>;
+  /** The stored queries of `index` matching each event of the batch, in order (LiveRules's `match`). */
+  match(index: string, batch: EventBatch): Promise<BatchMatches>;
+  /**
+   * For events another matcher (an OpenSearch cluster) found to match `hits`: the per-event work budget
+   * and the rules' exceptions applied, and what held, as `match` answers.
+   */
+  explain(index: string, batch: EventBatch, hits: string[][]): Promise<BatchMatches>;
   /** Whether the stored query is compiled and live here. */
   isLive(index: string, id: string): boolean;
   /** Offers a detection the caller already compiled from a document about to be written. */
@@ -75,7 +87,7 @@ export class LocalRules implements LiveRules {
         continue;
       }
       const compiled = this.compile(change.index, change.id, change.doc);
-      if (compiled.ok) set.put(change.id, compiled.rule);
+      if (compiled.ok) set.put(change.id, compiled.rule, compileExceptions(change.exceptions ?? []));
       else {
         set.remove(change.id);
         setAside.push({ index: change.index, id: change.id, ruleId: change.doc.ruleId, version: change.doc.ruleVersion, reason: compiled.reason });
@@ -101,14 +113,28 @@ export class LocalRules implements LiveRules {
     return compileStoredQuery(doc);
   }
 
-  async match(index: string, batch: EventBatch): Promise<RuleMatch[][]> {
-    return this.matchNow(index, batch);
+  async match(index: string, batch: EventBatch): Promise<BatchMatches> {
+    const shape = shaperOfPattern(batch);
+    return collect(batch.texts.map((text) => this.matchOne(index, text, shape)));
   }
 
-  matchNow(index: string, batch: EventBatch): RuleMatch[][] {
+  async explain(index: string, batch: EventBatch, hits: string[][]): Promise<BatchMatches> {
+    const shape = shaperOfPattern(batch);
+    return collect(batch.texts.map((text, i) => this.matchOne(index, text, shape, hits[i])));
+  }
+
+  /**
+   * One event of a batch (its stored JSON text), under the per-event work budget: the rules that match
+   * it, or only those of `hits` (found by another matcher) that do, exceptions applied.
+   */
+  matchOne(index: string, text: string, shape: EventShaper | null, hits?: string[]): EventMatches {
     const set = this.sets.get(index);
-    if (!set || set.size === 0) return batch.texts.map(() => []);
-    return shapedEvents(batch.texts, batch).map((event) => set.match(event).map((id) => ({ id, matchedConditions: set.matchedConditions(id, event) })));
+    if (!set || set.size === 0) return [];
+    const stored = JSON.parse(text) as Record<string, unknown>;
+    const seen = shape ? shape(stored) : stored;
+    const refused = overWorkBudget(set, stored, seen, text.length);
+    if (refused !== undefined) return { refused };
+    return matchesOf(set, stored, seen, hits?.filter((id) => set.has(id)));
   }
 
   isLive(index: string, id: string): boolean {
@@ -121,4 +147,17 @@ export class LocalRules implements LiveRules {
   }
 
   async close(): Promise<void> {}
+}
+
+/** A batch's matches from its events' outcomes, in order. */
+export function collect(outcomes: EventMatches[]): BatchMatches {
+  const result: BatchMatches = { hits: [], refused: [] };
+  outcomes.forEach((outcome, index) => {
+    if (Array.isArray(outcome)) result.hits.push(outcome);
+    else {
+      result.hits.push([]);
+      result.refused.push({ index, reason: outcome.refused });
+    }
+  });
+  return result;
 }

@@ -1,11 +1,11 @@
-// The rule sets of the embedded backend on a thread of their own (matcher-worker.ts): compiling
-// thousands of rules at start and matching every ingested event happen there, so the event loop keeps
-// answering requests while a batch of large events runs through costly rules, and matching uses the
-// second core while this thread writes to the database. Events cross as their JSON text. If the
-// thread dies, waiting calls fail as a backend outage (503, retried by the client), a fresh thread
-// starts, and `onRestart` has the change log replayed into it from the beginning.
+// One matcher thread (matcher-worker.ts) with its copy of the rule sets: compiling thousands of rules
+// and matching ingested events happen there, so the event loop keeps answering requests while a batch
+// of large events runs through costly rules, and matching uses another core while this thread writes to
+// the database. Events cross as their JSON text. If the thread dies, waiting calls fail as a backend
+// outage (503, retried by the client), a fresh thread starts, and `onRestart` has the rule sets applied
+// to it again. The matcher pool (matcher-pool.ts) runs several.
 import { Worker } from 'node:worker_threads';
-import { BackendUnavailableError, type EventBatch, type RuleMatch, type StoredQuery } from '../backend.js';
+import { BackendUnavailableError, type BatchMatches, type EventBatch, type StoredQuery } from '../backend.js';
 import { workerEntry } from '../../threads/worker-entry.js';
 import type { LiveRules, RuleChange, SetAside } from './live-rules.js';
 import type { MatcherJob } from './matcher-worker.js';
@@ -19,9 +19,16 @@ export class ThreadRules implements LiveRules {
   private readonly live = new Map<string, Set<string>>();
   private nextId = 1;
   private closed = false;
+  /** Match and explain calls waiting for an answer. */
+  pending = 0;
+  /** The rule sets being applied to a replacement thread: batches wait for them. */
+  private restoring: Promise<unknown> = Promise.resolve();
 
-  /** `onRestart` is called after a lost thread is replaced: everything must be applied again. */
-  constructor(private readonly onRestart: () => void) {
+  /**
+   * `onRestart` is called after a lost thread is replaced and applies everything to it again (its
+   * promise settles when that is done); batches sent meanwhile wait, so none meets an empty rule set.
+   */
+  constructor(private readonly onRestart: () => Promise<unknown>) {
     this.start();
   }
 
@@ -47,7 +54,7 @@ export class ThreadRules implements LiveRules {
       for (const waiting of lost) waiting.reject(new BackendUnavailableError());
       if (this.closed) return;
       this.start();
-      this.onRestart();
+      this.restoring = this.onRestart().catch(() => {});
     });
   }
 
@@ -74,9 +81,24 @@ export class ThreadRules implements LiveRules {
     return setAside;
   }
 
-  async match(index: string, batch: EventBatch): Promise<RuleMatch[][]> {
-    if (batch.texts.length === 0 || !this.live.get(index)?.size) return batch.texts.map(() => []);
-    return (await this.call({ kind: 'match', index, batch })) as RuleMatch[][];
+  match(index: string, batch: EventBatch): Promise<BatchMatches> {
+    return this.batch(index, batch, { kind: 'match', index, batch });
+  }
+
+  explain(index: string, batch: EventBatch, hits: string[][]): Promise<BatchMatches> {
+    return this.batch(index, batch, { kind: 'explain', index, batch, hits });
+  }
+
+  /** Sends a batch's job (counted in `pending` from now on), once a replacement thread has its rules. */
+  private async batch(index: string, batch: EventBatch, job: MatcherJob): Promise<BatchMatches> {
+    this.pending++;
+    try {
+      await this.restoring;
+      if (batch.texts.length === 0 || !this.live.get(index)?.size) return { hits: batch.texts.map(() => []), refused: [] };
+      return (await this.call(job)) as BatchMatches;
+    } finally {
+      this.pending--;
+    }
   }
 
   isLive(index: string, id: string): boolean {

@@ -3,13 +3,16 @@
 // matches and to re-check history), and each one is also written as a percolator document in
 // svc-percolator-{pattern} on the cluster, whose percolation decides what matches. A rule whose detection
 // the DSL cannot express exactly is refused with the reason; a document the cluster holds but the
-// database does not (a rolled-back deploy) never reaches an alert, and reconciliation removes it.
+// database does not (a rolled-back deploy) never reaches an alert, and reconciliation removes it. What
+// the cluster matched is explained, and the rules' exceptions applied, on matcher threads under the
+// per-event work budget, exactly as the embedded backend matches (so both raise the same alerts); this
+// thread keeps a copy of the rule sets only to pick each request's candidate queries and fields.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Client } from '@opensearch-project/opensearch';
 import type { Config } from '../../config.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { badRequest } from '../../http/errors.js';
-import { BackendUnavailableError, type EventBatch, type RuleMatch, type SearchBackend, type StoredQuery } from '../backend.js';
+import { BackendUnavailableError, type BatchMatches, type EventBatch, type SearchBackend, type StoredQuery } from '../backend.js';
 import { EmbeddedBackend } from '../embedded/embedded-backend.js';
 import { shapedEvents } from '../../index-patterns/event-shape.js';
 import { openSearchClient, send } from './client.js';
@@ -41,8 +44,8 @@ export class OpenSearchBackend implements SearchBackend {
     this.indices = new PercolatorIndices(client, indexPrefix);
   }
 
-  static async open(db: Database, settings: Config['opensearch'], options: { log?: FastifyBaseLogger } = {}): Promise<OpenSearchBackend> {
-    const local = await EmbeddedBackend.open(db, { follow: true, log: options.log });
+  static async open(db: Database, settings: Config['opensearch'], options: { log?: FastifyBaseLogger; matcherThreads?: number } = {}): Promise<OpenSearchBackend> {
+    const local = await EmbeddedBackend.open(db, { follow: true, log: options.log, matching: 'thread', threads: options.matcherThreads ?? 1, keepLocal: true });
     return new OpenSearchBackend(openSearchClient(settings), settings.indexPrefix, local, options.log);
   }
 
@@ -107,6 +110,11 @@ export class OpenSearchBackend implements SearchBackend {
     setTimeout(() => this.reconcileInBackground(), RECONCILE_DELAY_MS).unref();
   }
 
+  /** The cluster's documents hold no exceptions: only the change log carries them. */
+  async reissue(tx: Queryable, ruleId: string): Promise<void> {
+    await this.local.reissue(tx, ruleId);
+  }
+
   async undeploy(tx: Queryable, index: string, id: string): Promise<void> {
     await this.local.undeploy(tx, index, id);
     await this.indices.remove(index, [id]);
@@ -155,11 +163,10 @@ export class OpenSearchBackend implements SearchBackend {
     return out;
   }
 
-  async match(index: string, batch: EventBatch): Promise<RuleMatch[][]> {
-    const events = shapedEvents(batch.texts, batch);
-    const hits = await this.percolate(index, events);
-    const set = await this.local.ruleSet(index);
-    return hits.map((ids, i) => ids.map((id) => ({ id, matchedConditions: set?.matchedConditions(id, events[i]) ?? [] })));
+  async match(index: string, batch: EventBatch): Promise<BatchMatches> {
+    const hits = await this.percolate(index, shapedEvents(batch.texts, batch));
+    // The per-event work budget, the exceptions and the explanations run on a matcher thread.
+    return this.local.explain(index, batch, hits);
   }
 
   async hasStoredQuery(index: string, id: string): Promise<boolean> {

@@ -1,6 +1,9 @@
 // Rule exceptions at match time: an event matching any enabled exception of a rule raises no alert.
 // Field paths resolve like Sigma fields (nested or flat dotted keys, arrays: any member); every
-// comparison is case-insensitive; numbers and booleans compare by their text.
+// comparison is case-insensitive; numbers and booleans compare by their text. An exception has a
+// matching cost in the units of a rule's (work per character of the value it reads): a regex its RE2
+// program size, any other operator 1 (one case-folding pass over the value); a rule's exceptions add
+// their cost to the rule's, under the same limit and the same per-event work budget.
 import { BlockList, isIP } from 'node:net';
 import { compileSafeRegex, makeAccessor } from '../../sigma/index.js';
 
@@ -14,6 +17,13 @@ export interface ExceptionSpec {
 }
 
 type Test = (text: string) => boolean;
+
+/** A rule's enabled exceptions, compiled: whether one matches an event, and what checking them costs per character. */
+export interface ExceptionSet {
+  matches(event: object): boolean;
+  /** Matching cost per character of a value read (the sum over the exceptions). */
+  cost: number;
+}
 
 function parseCidr(value: string): BlockList | null {
   const [address, prefixText] = value.trim().split('/');
@@ -42,48 +52,54 @@ export function exceptionValueProblem(spec: Pick<ExceptionSpec, 'operator' | 'va
   return null;
 }
 
-function compileTest(spec: ExceptionSpec): Test {
+function compileTest(spec: ExceptionSpec): { test: Test; cost: number } {
   const one = typeof spec.value === 'string' ? spec.value.toLowerCase() : '';
   switch (spec.operator) {
     case 'equals':
-      return (t) => t.toLowerCase() === one;
+      return { test: (t) => t.toLowerCase() === one, cost: 1 };
     case 'contains':
-      return (t) => t.toLowerCase().includes(one);
+      return { test: (t) => t.toLowerCase().includes(one), cost: 1 };
     case 'startswith':
-      return (t) => t.toLowerCase().startsWith(one);
+      return { test: (t) => t.toLowerCase().startsWith(one), cost: 1 };
     case 'endswith':
-      return (t) => t.toLowerCase().endsWith(one);
+      return { test: (t) => t.toLowerCase().endsWith(one), cost: 1 };
     case 'in': {
       const set = new Set((spec.value as string[]).map((v) => v.toLowerCase()));
-      return (t) => set.has(t.toLowerCase());
+      return { test: (t) => set.has(t.toLowerCase()), cost: 1 };
     }
     case 'regex': {
       const compiled = compileSafeRegex({ source: spec.value as string, i: true, m: false, s: false });
-      return compiled.ok ? (t) => compiled.regex.test(t) : () => false;
+      return compiled.ok ? { test: (t) => compiled.regex.test(t), cost: compiled.regex.programSize } : { test: () => false, cost: 0 };
     }
     case 'cidr': {
       const list = parseCidr(spec.value as string);
-      return (t) => {
+      const test: Test = (t) => {
         const family = isIP(t);
         return list !== null && family !== 0 && list.check(t, family === 4 ? 'ipv4' : 'ipv6');
       };
+      return { test, cost: 1 };
     }
   }
 }
 
-/** A predicate telling whether an event matches the exception. */
-export function compileException(spec: ExceptionSpec): (event: object) => boolean {
+/** An exception's predicate on events, with its matching cost per character. */
+export function compileException(spec: ExceptionSpec): { matches: (event: object) => boolean; cost: number } {
   const accessor = makeAccessor(spec.field);
-  const test = compileTest(spec);
-  return (event) =>
+  const { test, cost } = compileTest(spec);
+  const matches = (event: object) =>
     accessor.each(event, (value) => {
       if (value === null || value === undefined || typeof value === 'object') return false;
       return test(String(value));
     });
+  return { matches, cost };
 }
 
-/** One predicate for a rule's enabled exceptions: true when any of them matches the event. */
-export function compileExceptions(exceptions: ExceptionSpec[]): (event: object) => boolean {
-  const predicates = exceptions.map(compileException);
-  return (event) => predicates.some((p) => p(event));
+const NONE: ExceptionSet = { matches: () => false, cost: 0 };
+
+/** A rule's enabled exceptions as one set: it matches an event when any of them does. */
+export function compileExceptions(exceptions: ExceptionSpec[]): ExceptionSet {
+  if (exceptions.length === 0) return NONE;
+  const compiled = exceptions.map(compileException);
+  const predicates = compiled.map((c) => c.matches);
+  return { matches: (event) => predicates.some((p) => p(event)), cost: compiled.reduce((sum, c) => sum + c.cost, 0) };
 }

@@ -1,16 +1,22 @@
-// Rule exceptions: list, create, change and delete. Changes apply to matching at once.
+// Rule exceptions: list, create, change and delete. An exception is matched with its rule, on the
+// matcher threads: a change reissues the rule's stored queries in the same transaction (live on this
+// instance when the answer is sent, on the others within a second), and the rule's matching cost with
+// its enabled exceptions is held to the rule's limit (checked with the value on a rule worker: 422).
 import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../../http/context.js';
-import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { conflict, notFound } from '../../http/errors.js';
 import { listResponseSchema, subListQuerySchema } from '../../http/lists.js';
 import { Empty, errorResponses, StringEnum, Timestamp, Uuid } from '../../http/schemas.js';
 import { recordAudit } from '../../audit/log.js';
 import { isUniqueViolation } from '../../db/constraint-errors.js';
 import { RULE_NOT_FOUND } from '../service.js';
-import { findRule } from '../store.js';
+import { findRule, type RuleRow } from '../store.js';
 import { actorOf, analyst, reader } from '../routes.js';
-import { EXCEPTION_OPERATORS, exceptionValueProblem, type ExceptionOperator } from './matcher.js';
-import { deleteException, findDuplicate, findException, insertException, pageExceptions, updateException, type ExceptionRow } from './store.js';
+import { runRuleJob } from '../rule-workers.js';
+import { findPatternById } from '../../index-patterns/store.js';
+import type { Queryable } from '../../db/database.js';
+import { EXCEPTION_OPERATORS, type ExceptionSpec } from './matcher.js';
+import { deleteException, enabledExceptionSpecs, findDuplicate, findException, insertException, listExceptions, pageExceptions, updateException, type ExceptionRow } from './store.js';
 
 const EXCEPTION_NOT_FOUND = 'Exception not found';
 
@@ -45,14 +51,33 @@ const ExceptionListQuery = subListQuerySchema(['created_at', 'updated_at', 'fiel
 const ExceptionParams = Type.Object({ id: Uuid, eid: Type.String({ maxLength: 100 }) });
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function checkValue(operator: ExceptionOperator, value: string | string[]): void {
-  const problem = exceptionValueProblem({ operator, value });
-  if (problem) throw badRequest('Invalid exception', [{ field: 'body.value', message: problem }]);
-}
-
 export function exceptionRoutes(app: App, ctx: AppContext): void {
-  async function ruleMustExist(id: string) {
-    if (!(await findRule(ctx.db, id))) throw notFound(RULE_NOT_FOUND);
+  async function ruleMustExist(id: string): Promise<RuleRow> {
+    const rule = await findRule(ctx.db, id);
+    if (!rule) throw notFound(RULE_NOT_FOUND);
+    return rule;
+  }
+
+  /**
+   * On a rule worker: the changed exception's value (400), then the rule's matching cost with `enabled`,
+   * its enabled exceptions once the change is made (422 past the limit).
+   */
+  async function checkChange(rule: RuleRow, enabled: ExceptionSpec[], changed: ExceptionSpec): Promise<void> {
+    const pattern = rule.index_pattern_id ? ((await findPatternById(ctx.db, rule.index_pattern_id)) ?? null) : null;
+    await runRuleJob(ctx, { kind: 'exceptions', yaml: rule.yaml_content, pattern, exceptions: enabled, changed });
+  }
+
+  /** Runs an exception change in a transaction that reissues the rule's stored queries; live here once it commits. */
+  async function changing<T>(ruleId: string, change: (tx: Queryable) => Promise<T>): Promise<T> {
+    const result = await ctx.db.transaction(async (tx) => {
+      // The rule's row lock orders exception changes and deploys of one rule (then the change log's lock).
+      if (!(await findRule(tx, ruleId, true))) throw notFound(RULE_NOT_FOUND);
+      const value = await change(tx);
+      await ctx.backend.reissue(tx, ruleId);
+      return value;
+    });
+    await ctx.backend.sync();
+    return result;
   }
 
   app.get(
@@ -88,18 +113,22 @@ export function exceptionRoutes(app: App, ctx: AppContext): void {
           { field: Field, operator: StringEnum(EXCEPTION_OPERATORS), value: Value, reason: Type.Optional(Type.String({ maxLength: 2000 })), enabled: Type.Optional(Type.Boolean()) },
           { additionalProperties: false },
         ),
-        response: { 201: ExceptionSchema, ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 201: ExceptionSchema, ...errorResponses(400, 401, 403, 404, 409, 422, 503) },
       },
     },
     async (request, reply) => {
       const ruleId = request.params.id;
-      await ruleMustExist(ruleId);
+      const rule = await ruleMustExist(ruleId);
       const body = request.body;
-      checkValue(body.operator, body.value);
+      const spec: ExceptionSpec = { field: body.field, operator: body.operator, value: body.value };
+      await checkChange(rule, [...(await enabledExceptionSpecs(ctx.db, ruleId)), ...(body.enabled === false ? [] : [spec])], spec);
       if (await findDuplicate(ctx.db, ruleId, body)) throw conflict('Exception already exists');
       const actor = actorOf(request);
-      const row = await insertException(ctx.db, { ruleId, field: body.field, operator: body.operator, value: body.value, reason: body.reason ?? '', enabled: body.enabled ?? true, createdBy: actor.username }).catch(duplicateAsConflict);
-      await recordAudit(ctx.db, { actor: actor.username, action: 'rule.exception_create', targetType: 'rule', targetId: ruleId, details: { exception_id: row.id, field: row.field, operator: row.operator }, ip: actor.ip });
+      const row = await changing(ruleId, async (tx) => {
+        const inserted = await insertException(tx, { ruleId, ...spec, reason: body.reason ?? '', enabled: body.enabled ?? true, createdBy: actor.username });
+        await recordAudit(tx, { actor: actor.username, action: 'rule.exception_create', targetType: 'rule', targetId: ruleId, details: { exception_id: inserted.id, field: inserted.field, operator: inserted.operator }, ip: actor.ip });
+        return inserted;
+      }).catch(duplicateAsConflict);
       return reply.code(201).send(view(row));
     },
   );
@@ -117,22 +146,27 @@ export function exceptionRoutes(app: App, ctx: AppContext): void {
           { field: Type.Optional(Field), operator: Type.Optional(StringEnum(EXCEPTION_OPERATORS)), value: Type.Optional(Value), reason: Type.Optional(Type.String({ maxLength: 2000 })), enabled: Type.Optional(Type.Boolean()) },
           { additionalProperties: false, minProperties: 1 },
         ),
-        response: { 200: ExceptionSchema, ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 200: ExceptionSchema, ...errorResponses(400, 401, 403, 404, 409, 422, 503) },
       },
     },
     async (request) => {
       const { id: ruleId, eid } = request.params;
-      await ruleMustExist(ruleId);
+      const rule = await ruleMustExist(ruleId);
       if (!UUID_RE.test(eid)) throw notFound(EXCEPTION_NOT_FOUND);
       const existing = await findException(ctx.db, ruleId, eid);
       if (!existing) throw notFound(EXCEPTION_NOT_FOUND);
-      const next = { field: request.body.field ?? existing.field, operator: request.body.operator ?? existing.operator, value: request.body.value ?? existing.value };
-      checkValue(next.operator, next.value);
+      const next: ExceptionSpec = { field: request.body.field ?? existing.field, operator: request.body.operator ?? existing.operator, value: request.body.value ?? existing.value };
+      const enabled = request.body.enabled ?? existing.enabled;
+      const others = (await listExceptions(ctx.db, ruleId, true)).filter((e) => e.id !== eid).map(({ field, operator, value }) => ({ field, operator, value }));
+      await checkChange(rule, enabled ? [...others, next] : others, next);
       if (await findDuplicate(ctx.db, ruleId, next, eid)) throw conflict('Exception already exists');
-      const row = await updateException(ctx.db, ruleId, eid, request.body).catch(duplicateAsConflict);
-      if (!row) throw notFound(EXCEPTION_NOT_FOUND);
       const actor = actorOf(request);
-      await recordAudit(ctx.db, { actor: actor.username, action: 'rule.exception_update', targetType: 'rule', targetId: ruleId, details: { exception_id: eid, fields: Object.keys(request.body) }, ip: actor.ip });
+      const row = await changing(ruleId, async (tx) => {
+        const updated = await updateException(tx, ruleId, eid, request.body);
+        if (!updated) throw notFound(EXCEPTION_NOT_FOUND);
+        await recordAudit(tx, { actor: actor.username, action: 'rule.exception_update', targetType: 'rule', targetId: ruleId, details: { exception_id: eid, fields: Object.keys(request.body) }, ip: actor.ip });
+        return updated;
+      }).catch(duplicateAsConflict);
       return view(row);
     },
   );
@@ -141,15 +175,17 @@ export function exceptionRoutes(app: App, ctx: AppContext): void {
     '/api/rules/:id/exceptions/:eid',
     {
       config: analyst,
-      schema: { tags: ['rules'], operationId: 'deleteRuleException', summary: 'Delete an exception', params: ExceptionParams, response: { 204: Empty, ...errorResponses(401, 403, 404) } },
+      schema: { tags: ['rules'], operationId: 'deleteRuleException', summary: 'Delete an exception', params: ExceptionParams, response: { 204: Empty, ...errorResponses(401, 403, 404, 503) } },
     },
     async (request, reply) => {
       const { id: ruleId, eid } = request.params;
       await ruleMustExist(ruleId);
       if (!UUID_RE.test(eid)) throw notFound(EXCEPTION_NOT_FOUND);
-      if (!(await deleteException(ctx.db, ruleId, eid))) throw notFound(EXCEPTION_NOT_FOUND);
       const actor = actorOf(request);
-      await recordAudit(ctx.db, { actor: actor.username, action: 'rule.exception_delete', targetType: 'rule', targetId: ruleId, details: { exception_id: eid }, ip: actor.ip });
+      await changing(ruleId, async (tx) => {
+        if (!(await deleteException(tx, ruleId, eid))) throw notFound(EXCEPTION_NOT_FOUND);
+        await recordAudit(tx, { actor: actor.username, action: 'rule.exception_delete', targetType: 'rule', targetId: ruleId, details: { exception_id: eid }, ip: actor.ip });
+      });
       return reply.code(204).send(null);
     },
   );
