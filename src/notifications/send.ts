@@ -1,9 +1,11 @@
-// Sends one message to one channel in the format its receiver expects, and answers the attempt's
-// outcome. Webhooks carry the delivery id (the same on every retry), a timestamp and, with a secret,
+// Sends one message to one channel in the format its receiver expects (mail and syslog in files of
+// their own), and answers the attempt's outcome. Webhooks carry the delivery id (the same on every retry), a timestamp and, with a secret,
 // an HMAC signature of "{timestamp}.{body}".
 import { postJson, type PostOutcome } from './http-post.js';
 import { discordBody, signature, slackBody, teamsBody, webhookBody, type Message } from './messages.js';
 import type { ChannelType } from './channel-types.js';
+import { sendEmail, type EmailConfig } from './send-email.js';
+import { sendSyslog, type SyslogConfig } from './send-syslog.js';
 
 export interface Destination {
   type: ChannelType;
@@ -29,7 +31,8 @@ export async function sendMessage(destination: Destination, message: Message, de
     case 'discord':
       return postJson(String(config.url), JSON.stringify(discordBody(message)), {}, allowPrivate);
     case 'email':
+      return sendEmail(config as unknown as EmailConfig, message, deliveryId, allowPrivate);
     case 'syslog':
-      return { ok: false, error: `${destination.type} channels cannot send yet`, retryable: false };
+      return sendSyslog(config as unknown as SyslogConfig, message, deliveryId, allowPrivate);
   }
 }
