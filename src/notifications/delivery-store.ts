@@ -69,13 +69,18 @@ export async function markHeld(db: Queryable, id: string): Promise<void> {
   await db.query(`UPDATE notification_deliveries SET status = 'held', leased_until = NULL, attempts = attempts - 1, updated_at = now() WHERE id = $1`, [id]);
 }
 
-/** Messages of this rule the channel has sent or is sending within the window (the throttle's count). */
-export async function sentInWindow(db: Queryable, channelId: string, ruleId: string, windowSeconds: number): Promise<number> {
+/**
+ * Messages of this rule the channel sent, is sending or gave up on within the window, before this
+ * delivery (in creation order, so of several claimed together the first ones go out): the throttle's count.
+ */
+export async function sentBefore(db: Queryable, delivery: Pick<DeliveryRow, 'id' | 'channel_id' | 'rule_id'>, windowSeconds: number): Promise<number> {
+  // The order is compared in SQL: a JavaScript Date would drop the microseconds of created_at.
   const [row] = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM notification_deliveries
-      WHERE channel_id = $1 AND rule_id = $2 AND kind = 'alert' AND created_at > now() - make_interval(secs => $3)
-        AND (status = 'delivered' OR (status = 'pending' AND attempts > 0) OR status = 'failed')`,
-    [channelId, ruleId, windowSeconds],
+    `SELECT count(*)::int AS n FROM notification_deliveries d, (SELECT created_at, id FROM notification_deliveries WHERE id = $4) AS this
+      WHERE d.channel_id = $1 AND d.rule_id = $2 AND d.kind = 'alert' AND d.created_at > now() - make_interval(secs => $3)
+        AND (d.created_at, d.id) < (this.created_at, this.id)
+        AND (d.status IN ('delivered', 'failed') OR (d.status = 'pending' AND d.attempts > 0))`,
+    [delivery.channel_id, delivery.rule_id, windowSeconds, delivery.id],
   );
   return row.n;
 }

@@ -10,7 +10,7 @@ import { alertDetailView } from '../alerts/view.js';
 import type { Database } from '../db/database.js';
 import { findChannel, recordChannelOutcome, type ChannelRow } from './channel-store.js';
 import { openSecrets } from './channel-service.js';
-import { claimDue, digestHeld, markDelivered, markFailed, markHeld, sentInWindow, type DeliveryRow } from './delivery-store.js';
+import { claimDue, digestHeld, markDelivered, markFailed, markHeld, sentBefore, type DeliveryRow } from './delivery-store.js';
 import type { Message, AlertMessage, DigestMessage } from './messages.js';
 import { sendMessage } from './send.js';
 
@@ -82,9 +82,7 @@ export class Dispatcher {
     const { db, box, allowPrivate, log } = this.options;
     if (!channel) return; // deleted meanwhile: its deliveries went with it
     if (delivery.kind === 'alert' && delivery.rule_id && delivery.attempts === 1) {
-      const sent = await sentInWindow(db, channel.id, delivery.rule_id, channel.throttle_window_seconds);
-      // The count includes this delivery itself (claimed: pending with one attempt).
-      if (sent > channel.max_per_rule) return markHeld(db, delivery.id);
+      if ((await sentBefore(db, delivery, channel.throttle_window_seconds)) >= channel.max_per_rule) return markHeld(db, delivery.id);
     }
     const message = await this.messageOf(delivery);
     if (!message) return markFailed(db, delivery.id, 'the alert no longer exists', null, null);

@@ -121,6 +121,35 @@ describeEachDatabase(
       assert.equal(notFailed.statusCode, 409);
     });
 
+    test('past its throttle a channel holds a rule\'s alerts and sends them as one digest', async () => {
+      const throttled = await admin.post('/api/notification_channels', {
+        name: 'throttled',
+        type: 'webhook',
+        config: { url: `${receiver.url}/throttled`, secret: SECRET },
+        max_per_rule: 2,
+        window_seconds: 60,
+      });
+      assert.equal(throttled.statusCode, 201, throttled.body);
+      const events = Array.from({ length: 5 }, (_, i) => ({ '@timestamp': '2026-11-02T10:00:00Z', Image: 'C:\\whoami.exe', User: `h${i}`, Computer: `host-${i % 3}` }));
+      assert.equal((await ingest(ctx.service, pattern, events)).data.alerts_created, 5);
+      const log = `/api/notification_channels/${throttled.data.id}/deliveries?page_size=100`;
+      const settled = await within(10_000, async () => {
+        const items = (await admin.get(log)).data.items as { status: string }[];
+        return items.filter((d) => d.status === 'delivered').length === 2 && items.filter((d) => d.status === 'held').length === 3;
+      });
+      assert.ok(settled !== null, JSON.stringify((await admin.get(log)).data.items.map((d: { status: string }) => d.status)));
+      // The window's end, brought forward.
+      await ctx.service.db.query(`UPDATE notification_deliveries SET created_at = now() - interval '61 seconds' WHERE channel_id = $1 AND status = 'held'`, [throttled.data.id]);
+      const digested = await within(10_000, async () => (await receiver.received()).some((r) => r.path === '/throttled' && r.body.digest));
+      assert.ok(digested !== null, 'no digest');
+      const digest = (await receiver.received()).find((r) => r.path === '/throttled' && r.body.digest)!;
+      assert.equal(digest.signatureValid, true);
+      assert.equal(digest.body.digest.held, 3);
+      assert.equal(digest.body.digest.rule_title, 'Whoami Execution');
+      const statuses = ((await admin.get(log)).data.items as { status: string; kind: string }[]).map((d) => `${d.kind}:${d.status}`).sort();
+      assert.deepEqual(statuses, ['alert:delivered', 'alert:delivered', 'alert:digested', 'alert:digested', 'alert:digested', 'digest:delivered']);
+    });
+
     test('bad settings are refused with 422 naming the field, and nothing is stored', async () => {
       const count = async () => (await admin.get('/api/notification_channels')).data.total;
       const before = await count();
