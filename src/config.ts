@@ -17,6 +17,8 @@ export interface Config {
   searchBackend: SearchBackendKind;
   /** Make the embedded backend report itself unavailable (SEARCH_BACKEND_OFFLINE=true), for outage drills. */
   searchBackendOffline: boolean;
+  /** Let notification channels reach private, loopback and link-local addresses (NOTIFY_ALLOW_PRIVATE=true). */
+  notifyAllowPrivate: boolean;
   opensearch: {
     url?: string;
     username?: string;
@@ -193,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secureCookies: parsedPublicUrl.protocol === 'https:',
     searchBackend,
     searchBackendOffline: optional(env, 'SEARCH_BACKEND_OFFLINE') === 'true',
+    notifyAllowPrivate: optional(env, 'NOTIFY_ALLOW_PRIVATE') === 'true',
     opensearch: {
       url: opensearchUrl,
       username: opensearchUser,

@@ -1,4 +1,5 @@
-// Composes the service: storage, secrets, the first admin, the HTTP app and housekeeping timers.
+// Composes the service: storage, secrets, the first admin, the HTTP app, the notification sender and
+// housekeeping timers.
 import { vacuumCorrelationStates } from './db/statistics.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -16,6 +17,8 @@ import { purgeExpiredEvents } from './ingest/retention.js';
 import { ThreatIntelLookup } from './threat-intel/lookup.js';
 import { getOrCreateSetting } from './settings/store.js';
 import { bootstrapAdmin, type BootstrapResult } from './users/bootstrap.js';
+import { channelSecretBox } from './notifications/channel-service.js';
+import { Dispatcher } from './notifications/dispatcher.js';
 
 export interface Service {
   app: App;
@@ -77,6 +80,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
       void vacuumCorrelationStates(db).catch((error: unknown) => app.log.warn({ err: error }, 'reclaiming correlation state space failed'));
     }, HOUSEKEEPING_INTERVAL_MS);
     housekeeping.unref();
+    const notifications = new Dispatcher({ db, box: channelSecretBox(context.tokens), publicUrl: config.publicUrl, allowPrivate: config.notifyAllowPrivate, log: app.log });
+    notifications.start();
     return {
       app,
       db,
@@ -84,6 +89,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
       bootstrap,
       async close() {
         clearInterval(housekeeping);
+        await notifications.stop();
         await app.close();
         await context.backend.close();
         await threatIntel?.close();

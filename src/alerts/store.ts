@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import type { Enrichment } from '../threat-intel/enricher.js';
+import { routedInsert } from '../notifications/outbox.js';
 import { severityRank } from './severity.js';
 
 export interface NewAlert {
@@ -30,7 +31,7 @@ export interface NewAlert {
 const BATCH = 400;
 const COLUMNS = 20;
 
-/** Inserts the alerts not already raised; answers how many were new. */
+/** Inserts the alerts not already raised, with their notifications (outbox.ts); answers how many were new. */
 export async function insertAlerts(tx: Queryable, alerts: NewAlert[]): Promise<number> {
   let created = 0;
   for (let start = 0; start < alerts.length; start += BATCH) {
@@ -48,10 +49,10 @@ export async function insertAlerts(tx: Queryable, alerts: NewAlert[]): Promise<n
       values.push(`(${p.join(', ')})`);
     }
     const rows = await tx.query(
-      `INSERT INTO alerts (id, rule_id, rule_title, rule_version, severity, severity_rank, level, tags, index_pattern_id, index_pattern,
+      routedInsert(`INSERT INTO alerts (id, rule_id, rule_title, rule_version, severity, severity_rank, level, tags, index_pattern_id, index_pattern,
           event_hash, event_time, event, matched_conditions, source_ip, "user", host, enrichment, risk_score, correlation)
        VALUES ${values.join(', ')}
-       ON CONFLICT (rule_id, index_pattern_id, event_hash) DO NOTHING RETURNING id`,
+       ON CONFLICT (rule_id, index_pattern_id, event_hash) DO NOTHING RETURNING id`),
       params,
     );
     created += rows.length;

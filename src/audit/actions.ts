@@ -52,6 +52,11 @@ const NAMED_ACTIONS = [
   'threat_intel_feed.delete',
   'api_key.create',
   'api_key.revoke',
+  'notification_channel.create',
+  'notification_channel.update',
+  'notification_channel.delete',
+  'notification_channel.test',
+  'notification_delivery.retry',
 ] as const;
 
 export type AuditAction = (typeof NAMED_ACTIONS)[number] | `${ThrottledCheck}_failed` | `${ThrottledCheck}_blocked`;

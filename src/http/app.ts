@@ -21,6 +21,7 @@ import { registerAccessControl } from '../auth/access.js';
 import { apiKeyGate } from '../api-keys/gate.js';
 import type { RateLimitOptions } from '../api-keys/rate-limit.js';
 import { apiKeyRoutes } from '../api-keys/routes.js';
+import { notificationRoutes } from '../notifications/routes.js';
 import { externalRoutes } from '../external/routes.js';
 import { alertStreamRoutes, type AlertStreamOptions } from '../alerts/stream-routes.js';
 import { authRoutes } from '../auth/routes.js';
@@ -148,6 +149,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   alertRoutes(app, ctx);
   statsRoutes(app, ctx);
   apiKeyRoutes(app, ctx);
+  notificationRoutes(app, ctx);
   externalRoutes(app, ctx);
   await importRoutes(app, ctx);
   await ingestRoutes(app, ctx);

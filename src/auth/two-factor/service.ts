@@ -12,7 +12,7 @@ import { verifyPassword } from '../passwords.js';
 import type { TokenService } from '../tokens.js';
 import { CHALLENGE_TTL_SECONDS, completeChallenge, openChallenge, reserveChallengeAttempt } from './challenges.js';
 import { hashRecoveryCode, newRecoveryCode, normalizeRecoveryCode, RECOVERY_CODE_COUNT } from './recovery-codes.js';
-import { SecretBox } from './secret-box.js';
+import { SecretBox } from '../secret-box.js';
 import { activateTwoFactor, claimStep, findTwoFactor, removeTwoFactor, savePendingSecret, useRecoveryCode } from './store.js';
 import { matchingStep, newTotpSecret, otpauthUri, qrCodeDataUrl, TOTP_CODE } from './totp.js';
 

@@ -14,6 +14,7 @@ import { sql as canonicalEventHash } from './012-canonical-event-hash.js';
 import { sql as alertStatusSeverityIndex } from './013-alert-status-severity-index.js';
 import { sql as correlationRules } from './014-correlation-rules.js';
 import { sql as eventBlocks } from './015-event-blocks.js';
+import { sql as notifications } from './016-notifications.js';
 
 export interface Migration {
   version: number;
@@ -37,4 +38,5 @@ export const migrations: Migration[] = [
   { version: 13, name: 'alert status severity index', sql: alertStatusSeverityIndex },
   { version: 14, name: 'correlation rules', sql: correlationRules },
   { version: 15, name: 'event blocks', sql: eventBlocks },
+  { version: 16, name: 'notifications', sql: notifications },
 ];

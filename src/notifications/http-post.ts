@@ -1,0 +1,85 @@
+// One bounded HTTP POST to a receiver: at most 10 s in all, at most 64 KiB of its answer read, no
+// redirect followed (a 3xx is a failed attempt), connections only to addresses the destination rules
+// allow (destinations.ts). The outcome says whether to retry: timeouts, connection errors, 5xx, 408
+// and 429 are worth another attempt (429 and 503 with the receiver's Retry-After); other answers are not.
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import { guardedLookup, isInternalAddress } from './destinations.js';
+
+export const POST_TIMEOUT_MS = 10_000;
+export const MAX_ANSWER_BYTES = 64 * 1024;
+
+export interface PostOutcome {
+  ok: boolean;
+  statusCode?: number;
+  /** What went wrong, for the delivery log (null when delivered). */
+  error: string | null;
+  /** Whether another attempt may succeed. */
+  retryable: boolean;
+  /** The receiver's Retry-After, in seconds, when it gave one. */
+  retryAfterSeconds?: number;
+}
+
+function retryAfter(header: string | string[] | undefined): number | undefined {
+  const text = Array.isArray(header) ? header[0] : header;
+  if (!text) return undefined;
+  const seconds = Number(text);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+}
+
+export function postJson(target: string, body: string, headers: Record<string, string>, allowPrivate: boolean): Promise<PostOutcome> {
+  const url = new URL(target);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!allowPrivate && isIP(host) && isInternalAddress(host)) {
+    return Promise.resolve({ ok: false, error: `${host} is an internal address (NOTIFY_ALLOW_PRIVATE is not set)`, retryable: false });
+  }
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (outcome: PostOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcome);
+    };
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'Vigil-Notifications' },
+        lookup: guardedLookup(allowPrivate),
+        agent: false,
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          // The answer is not needed past its start: a receiver sending more is cut off.
+          if (read > MAX_ANSWER_BYTES) res.destroy();
+        });
+        const done = () => {
+          if (status >= 200 && status < 300) return finish({ ok: true, statusCode: status, error: null, retryable: false });
+          const retryable = status >= 500 || status === 408 || status === 429;
+          const error = status >= 300 && status < 400 ? `the receiver answered ${status} (redirects are not followed)` : `the receiver answered ${status}`;
+          finish({ ok: false, statusCode: status, error, retryable, retryAfterSeconds: retryable ? retryAfter(res.headers['retry-after']) : undefined });
+        };
+        res.on('end', done);
+        res.on('close', done);
+        res.on('error', done);
+      },
+    );
+    const timer = setTimeout(() => {
+      req.destroy();
+      finish({ ok: false, error: `no answer within ${POST_TIMEOUT_MS / 1000} s`, retryable: true });
+    }, POST_TIMEOUT_MS);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      const refused = error.code === 'EACCES';
+      finish({ ok: false, error: error.message || String(error.code), retryable: !refused });
+    });
+    req.end(body);
+  });
+}
