@@ -6,6 +6,8 @@
 // per-event work budget is rejected alone, the exceptions still suppress what they match; a historical
 // test meeting a large stored event answers 413 naming the rule's cost with its exceptions at once,
 // and one over the accepted events answers while health keeps answering.
+// Runs alone: the historical test must finish within its 10 s time budget and health within a second,
+// bounds that other files' load on a 2-core machine can break.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachDatabase, type Client } from '../helpers/service.js';

@@ -78,9 +78,12 @@ describeEachDatabase(
       await receiver.failNext(1);
       const before = (await receiver.received()).length;
       await ingest(ctx.service, pattern, [{ '@timestamp': '2026-11-02T09:05:00Z', Image: 'C:\\whoami.exe', User: 'finn' }]);
-      const failedOnce = await within(10_000, async () => (await deliveries('&status=pending')).items.some((d: { attempts: number }) => d.attempts === 1));
+      // Recorded as failed: pending again with one attempt and its error (a delivery being sent is pending without one).
+      const failedOnce = await within(10_000, async () =>
+        (await deliveries('&status=pending')).items.some((d: { attempts: number; last_error: string | null }) => d.attempts === 1 && d.last_error !== null),
+      );
       assert.ok(failedOnce !== null, 'the failed attempt was not recorded');
-      const [pending] = (await deliveries('&status=pending')).items;
+      const pending = (await deliveries('&status=pending')).items.find((d: { last_error: string | null }) => d.last_error !== null);
       assert.equal(pending.last_error, 'the receiver answered 500');
       assert.ok(pending.next_retry_at);
       // The backoff's wait, skipped.
