@@ -108,6 +108,14 @@ const MATRIX: Record<string, Row> = {
   'POST /api/api_keys': 'signed-in',
   'GET /api/api_keys': 'signed-in',
   'DELETE /api/api_keys/{id}': 'signed-in',
+  'POST /api/notification_channels': 'admin',
+  'GET /api/notification_channels': 'admin',
+  'GET /api/notification_channels/{id}': 'admin',
+  'PATCH /api/notification_channels/{id}': 'admin',
+  'DELETE /api/notification_channels/{id}': 'admin',
+  'POST /api/notification_channels/{id}/test': 'admin',
+  'GET /api/notification_channels/{id}/deliveries': 'admin',
+  'POST /api/notification_channels/{id}/deliveries/{delivery_id}/retry': 'admin',
 
   // The external API: API keys only, read-only.
   'GET /api/external/alerts': 'api-key',

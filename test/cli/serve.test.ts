@@ -69,7 +69,8 @@ async function stop(running: Running): Promise<{ code: number | null; signal: No
 }
 
 function runOnce(env: Record<string, string>) {
-  return spawnSync(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: serveEnv(env), encoding: 'utf8', timeout: 20_000 });
+  // A safety stop for a process that never ends, far above a start on a busy machine (not a speed check).
+  return spawnSync(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: serveEnv(env), encoding: 'utf8', timeout: 90_000 });
 }
 
 describe('vigil serve', () => {
