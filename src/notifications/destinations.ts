@@ -50,6 +50,15 @@ export async function destinationProblem(host: string, allowPrivate: boolean): P
   return addresses.some((a) => isInternalAddress(a.address)) ? `resolves to an internal address; set NOTIFY_ALLOW_PRIVATE=true to allow internal receivers` : null;
 }
 
+/**
+ * Why a connection to `host` is refused before any lookup (an internal address written as such, while
+ * NOTIFY_ALLOW_PRIVATE is not set), or null. Names are checked on the resolved address (guardedLookup).
+ */
+export function refusedLiteral(host: string, allowPrivate: boolean): string | null {
+  const address = bare(host);
+  return !allowPrivate && isIP(address) && isInternalAddress(address) ? `${address} is an internal address (NOTIFY_ALLOW_PRIVATE is not set)` : null;
+}
+
 /** A DNS lookup for outgoing connections that refuses internal addresses (unless allowed). */
 export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {

@@ -4,8 +4,7 @@
 // and 429 are worth another attempt (429 and 503 with the receiver's Retry-After); other answers are not.
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
-import { guardedLookup, isInternalAddress } from './destinations.js';
+import { guardedLookup, refusedLiteral } from './destinations.js';
 
 export const POST_TIMEOUT_MS = 10_000;
 export const MAX_ANSWER_BYTES = 64 * 1024;
@@ -33,9 +32,8 @@ function retryAfter(header: string | string[] | undefined): number | undefined {
 export function postJson(target: string, body: string, headers: Record<string, string>, allowPrivate: boolean): Promise<PostOutcome> {
   const url = new URL(target);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && isIP(host) && isInternalAddress(host)) {
-    return Promise.resolve({ ok: false, error: `${host} is an internal address (NOTIFY_ALLOW_PRIVATE is not set)`, retryable: false });
-  }
+  const refused = refusedLiteral(host, allowPrivate);
+  if (refused) return Promise.resolve({ ok: false, error: refused, retryable: false });
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     let settled = false;

@@ -5,7 +5,7 @@ import { createSocket, type SocketOptions } from 'node:dgram';
 import { hostname } from 'node:os';
 import { connect as tcpConnect, isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { guardedLookup, isInternalAddress } from './destinations.js';
+import { guardedLookup, refusedLiteral } from './destinations.js';
 import type { PostOutcome } from './http-post.js';
 import { POST_TIMEOUT_MS } from './http-post.js';
 import { plainText, type Message } from './messages.js';
@@ -68,9 +68,8 @@ export function syslogLine(format: SyslogConfig['format'], message: Message, del
 export function sendSyslog(config: SyslogConfig, message: Message, deliveryId: string, allowPrivate: boolean): Promise<PostOutcome> {
   const line = syslogLine(config.format, message, deliveryId);
   const host = config.host.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && isIP(host) && isInternalAddress(host)) {
-    return Promise.resolve({ ok: false, error: `${host} is an internal address (NOTIFY_ALLOW_PRIVATE is not set)`, retryable: false });
-  }
+  const refused = refusedLiteral(host, allowPrivate);
+  if (refused) return Promise.resolve({ ok: false, error: refused, retryable: false });
   return new Promise((resolve) => {
     let settled = false;
     const finish = (error: Error | null) => {
