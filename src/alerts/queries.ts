@@ -6,6 +6,7 @@ import type { CorrelationRecord } from '../correlation/correlate.js';
 import type { Queryable } from '../db/database.js';
 import { Conditions, paginate, type ListQuery, type Page } from '../http/lists.js';
 import { countAlerts } from './counts.js';
+import { linkedEventIds } from './suppression-store.js';
 import type { Enrichment } from '../threat-intel/enricher.js';
 import { severityRank, type Severity } from './severity.js';
 import type { AlertStatus } from './view.js';
@@ -29,17 +30,22 @@ export interface AlertRow {
   acknowledged_at: Date | null;
   acknowledged_by: string | null;
   correlation: CorrelationRecord | null;
+  occurrences: number;
+  last_seen_at: Date;
+  suppression_group: Record<string, unknown> | null;
   [key: string]: unknown;
 }
 
 export interface AlertDetailRow extends AlertRow {
+  event_hash: string;
   event: Record<string, unknown>;
   matched_conditions: Record<string, unknown>[];
   comments_count: number;
 }
 
 const ALERT_COLUMNS = `id, rule_id, rule_title, severity, level, status, tags, index_pattern, event_time, created_at, updated_at,
-  source_ip, "user", host, enrichment, acknowledged_at, acknowledged_by, correlation`;
+  source_ip, "user", host, enrichment, acknowledged_at, acknowledged_by, correlation, occurrences,
+  coalesce(last_seen_at, created_at) AS last_seen_at, suppression_group`;
 
 /**
  * The text `search` looks in: rule title, entities and the stored event as JSON text. It must stay
@@ -183,12 +189,26 @@ export async function pageAlerts(db: Queryable, q: AlertListQuery, searchCountLi
 
 export async function findAlert(db: Queryable, id: string): Promise<AlertDetailRow | undefined> {
   const [row] = await db.query<AlertDetailRow>(
-    `SELECT ${ALERT_COLUMNS}, event, matched_conditions,
+    `SELECT ${ALERT_COLUMNS}, event_hash, event, matched_conditions,
        (SELECT count(*)::int FROM alert_comments c WHERE c.alert_id = a.id) AS comments_count
      FROM alerts a WHERE id = $1`,
     [id],
   );
   return row;
+}
+
+/** How many events an alert lists. */
+export const ALERT_EVENT_IDS = 100;
+
+/** The events an alert stands for (the first ALERT_EVENT_IDS): those a suppressing rule linked to it,
+ * a correlation's contributing events, or the one event it was raised for. */
+export async function alertEventIds(db: Queryable, row: AlertDetailRow): Promise<string[]> {
+  if (row.correlation) return row.correlation.event_ids.slice(0, ALERT_EVENT_IDS);
+  if (row.suppression_group) {
+    const linked = await linkedEventIds(db, row.id, ALERT_EVENT_IDS);
+    if (linked.length > 0) return linked;
+  }
+  return [row.event_hash];
 }
 
 export async function alertExists(db: Queryable, id: string): Promise<boolean> {

@@ -8,7 +8,7 @@ import { listQuerySchema, listResponseSchema, subListQuerySchema } from '../http
 import { BulkFailure, errorResponses, IdParams, StringEnum, Uuid } from '../http/schemas.js';
 import { sessionOf } from '../auth/access.js';
 import { analyseWhenStale } from '../db/statistics.js';
-import { ALERT_SORT_FIELDS, findAlert, pageAlerts, pageComments, SEARCH_COUNT_LIMIT } from './queries.js';
+import { ALERT_SORT_FIELDS, alertEventIds, findAlert, pageAlerts, pageComments, SEARCH_COUNT_LIMIT } from './queries.js';
 import { ALERT_NOT_FOUND, addComment, alertMustExist, bulkChangeStatus, changeStatus, type Actor } from './service.js';
 import { SEVERITIES } from './severity.js';
 import { AlertDetailSchema, AlertSchema, AlertStatusSchema, alertDetailView, alertView, CommentSchema, commentView, StatusChangeSchema } from './view.js';
@@ -47,7 +47,7 @@ export async function listAlerts(ctx: AppContext, q: Static<typeof alertListQuer
 export async function readAlert(ctx: AppContext, id: string) {
   const row = await findAlert(ctx.db, id);
   if (!row) throw notFound(ALERT_NOT_FOUND);
-  return alertDetailView(row);
+  return alertDetailView(row, await alertEventIds(ctx.db, row));
 }
 
 /** The list answer; `total_exact` is false when a search matched more alerts than it counts (total is then that bound). */

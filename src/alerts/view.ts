@@ -53,6 +53,11 @@ const alertProperties = {
   acknowledged_at: Type.Optional(Timestamp),
   acknowledged_by: Type.Optional(Type.String()),
   correlation: Type.Optional(CorrelationSchema),
+  occurrences: Type.Integer({ description: 'Matches this alert stands for: 1, or more when its rule suppresses repeated matches into it' }),
+  last_seen_at: Timestamp,
+  suppression_group: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), { description: "The values of the rule's group-by fields that this alert takes further matches of (a missing field is null)" }),
+  ),
 };
 
 export const AlertSchema = Type.Object(alertProperties, { description: 'An alert (list item: without the event)' });
@@ -65,6 +70,7 @@ export const AlertDetailSchema = Type.Object(
       description: 'For each selection that held: {<selection name>: {<field>: <event value>}}',
     }),
     comments_count: Type.Integer(),
+    event_ids: Type.Array(Type.String(), { description: 'The events (content hashes) this alert stands for, the first 100, oldest first' }),
   },
   { description: 'An alert with its event, the selections that matched and the number of comments' },
 );
@@ -102,11 +108,14 @@ export function alertView(row: AlertRow) {
     ...(row.acknowledged_at !== null ? { acknowledged_at: row.acknowledged_at.toISOString() } : {}),
     ...(row.acknowledged_by !== null ? { acknowledged_by: row.acknowledged_by } : {}),
     ...(row.correlation ? { correlation: row.correlation } : {}),
+    occurrences: row.occurrences,
+    last_seen_at: row.last_seen_at.toISOString(),
+    ...(row.suppression_group ? { suppression_group: row.suppression_group } : {}),
   };
 }
 
-export function alertDetailView(row: AlertDetailRow) {
-  return { ...alertView(row), event: row.event, matched_conditions: row.matched_conditions, comments_count: row.comments_count };
+export function alertDetailView(row: AlertDetailRow, eventIds: string[]) {
+  return { ...alertView(row), event: row.event, matched_conditions: row.matched_conditions, comments_count: row.comments_count, event_ids: eventIds };
 }
 
 export function commentView(row: CommentRow) {

@@ -46,6 +46,8 @@ const NAMED_ACTIONS = [
   'rule.exception_create',
   'rule.exception_update',
   'rule.exception_delete',
+  'rule.suppression_set',
+  'rule.suppression_delete',
   'alert.status_changed',
   'alert.comment_added',
   'threat_intel_feed.create',

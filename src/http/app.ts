@@ -38,6 +38,7 @@ import { ingestRoutes } from '../ingest/routes.js';
 import { esRoutes } from '../ingest/es/routes.js';
 import { bulkRuleRoutes } from '../rules/bulk-routes.js';
 import { exceptionRoutes } from '../rules/exceptions/routes.js';
+import { suppressionRoutes } from '../rules/suppression/routes.js';
 import { importRoutes } from '../rules/import-routes.js';
 import { ruleRoutes } from '../rules/routes.js';
 import { reconcileRoutes } from '../rules/reconcile-routes.js';
@@ -145,6 +146,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   reconcileRoutes(app, ctx);
   versionRoutes(app, ctx);
   exceptionRoutes(app, ctx);
+  suppressionRoutes(app, ctx);
   testingRoutes(app, ctx);
   alertRoutes(app, ctx);
   statsRoutes(app, ctx);

@@ -56,7 +56,7 @@ function entityAccessors(pattern: IndexPatternRow): EntityAccessors {
 }
 
 /** The first scalar value found in the listed fields, as text (bounded). */
-function firstValue(accessors: Accessor[], event: object): string | undefined {
+export function firstValue(accessors: Accessor[], event: object): string | undefined {
   for (const accessor of accessors) {
     let found: string | undefined;
     accessor.each(event, (value) => {

@@ -11,7 +11,7 @@
 import type { AppContext } from '../http/context.js';
 import { BackendUnavailableError } from '../backends/backend.js';
 import { HttpError } from '../http/errors.js';
-import { insertAlerts } from '../alerts/store.js';
+import { raiseAlerts } from './suppression.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
 import { MAX_EVENT_DEPTH, makeAccessor, nestedTooDeep } from '../sigma/index.js';
 import { draftAlerts, matchedRules, matchEvents, ruleIdsOf, type AcceptedEvent, type Matches } from './detection.js';
@@ -177,7 +177,8 @@ async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: P
       // Observed below; a failure meanwhile must not count as unhandled.
       for (const pending of [storing, counting]) pending.catch(() => {});
       const { alerts, seen } = draftAlerts(matches, await matchedRules(tx, matches.ruleIds), ctx.enricher, pattern, accepted);
-      const [stored, , created] = await Promise.all([storing, counting, insertAlerts(tx, plan ? alerts.filter((a) => !plan.silenced.has(a.ruleId)) : alerts)]);
+      const drafts = alerts.map((alert, i) => ({ alert, event: seen[i] })).filter((d) => !plan?.silenced.has(d.alert.ruleId));
+      const [stored, , created] = await Promise.all([storing, counting, raiseAlerts(tx, drafts)]);
       const isNew = new Set(stored);
       const repeats = accepted.filter((e) => !stored.delete(e.hash));
       if (repeats.length > 0) await recordFields(tx, pattern.id, countFields(repeats.map((e) => e.event)), -1);
@@ -186,7 +187,7 @@ async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: P
       const inputs = alerts.flatMap((draft, i) => (isNew.has(draft.eventHash) ? [{ draft, event: seen[i] }] : []));
       const correlated = await correlate(ctx, tx, pattern, plan, inputs);
       warnings.push(...correlated.warnings);
-      return created + (await insertAlerts(tx, correlated.alerts));
+      return created + (await raiseAlerts(tx, correlated.alerts.map((alert) => ({ alert, event: {} }))));
     });
   } catch (error) {
     if (plan) forgetStates(ctx);

@@ -5,7 +5,7 @@
 // attempt after attempt is logged once as unhealthy. Nothing here runs inside an ingest request.
 import type { FastifyBaseLogger } from 'fastify';
 import type { SecretBox } from '../auth/secret-box.js';
-import { findAlert } from '../alerts/queries.js';
+import { alertEventIds, findAlert } from '../alerts/queries.js';
 import { alertDetailView } from '../alerts/view.js';
 import type { Database } from '../db/database.js';
 import { findChannel, recordChannelOutcome, type ChannelRow } from './channel-store.js';
@@ -111,6 +111,6 @@ export class Dispatcher {
     if (!delivery.alert_id) return undefined;
     const row = await findAlert(db, delivery.alert_id);
     if (!row) return undefined;
-    return { kind: 'alert', alert: alertDetailView(row) as unknown as AlertMessage, link: `${publicUrl}/alerts/${delivery.alert_id}` };
+    return { kind: 'alert', alert: alertDetailView(row, await alertEventIds(db, row)) as unknown as AlertMessage, link: `${publicUrl}/alerts/${delivery.alert_id}` };
   }
 }

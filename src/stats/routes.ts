@@ -8,7 +8,7 @@ import { errorResponses, Timestamp, Uuid } from '../http/schemas.js';
 import { SEVERITIES, severityRank } from '../alerts/severity.js';
 import { ALERT_STATUSES } from '../alerts/view.js';
 import { countByStatusAndSeverity, countTopRules } from '../alerts/counts.js';
-import { alertsSince24h, eventCounts, hourlyAlerts, hourlyEvents, ruleCounts, ruleTitles } from './store.js';
+import { alertsSince24h, eventCounts, suppressedMatches, hourlyAlerts, hourlyEvents, ruleCounts, ruleTitles } from './store.js';
 
 /** How many rules `top_rules` names. */
 export const TOP_RULES = 10;
@@ -24,6 +24,7 @@ export const StatsSchema = Type.Object(
       last_24h: Type.Integer(),
       by_status: countsOf(ALERT_STATUSES),
       by_severity: countsOf(SEVERITIES),
+      suppressed: Type.Integer({ description: 'Matches that added to an open alert instead of raising one (rules with suppression)' }),
     }),
     rules: Type.Object({ total: Type.Integer(), deployed: Type.Integer(), undeployed: Type.Integer() }),
     top_rules: Type.Array(Type.Object({ rule_id: Uuid, rule_title: Type.String(), count: Type.Integer() }), { description: `The ${TOP_RULES} rules with the most alerts` }),
@@ -42,13 +43,14 @@ export const StatsSchema = Type.Object(
 /** The figures, shared by the session endpoint and the external (API key) one. */
 export async function readStats(ctx: AppContext) {
   const db = ctx.db;
-  const [counts, last24h, timeline, top, rules, events] = await Promise.all([
+  const [counts, last24h, timeline, top, rules, events, suppressed] = await Promise.all([
     countByStatusAndSeverity(db),
     alertsSince24h(db),
     hourlyAlerts(db),
     countTopRules(db, TOP_RULES),
     ruleCounts(db),
     eventCounts(db),
+    suppressedMatches(db),
   ]);
   // After eventCounts, which folds the hourly event counts when their deltas have piled up.
   const [titles, ingestTimeline] = await Promise.all([ruleTitles(db, top.map((t) => t.rule_id)), hourlyEvents(db)]);
@@ -68,6 +70,7 @@ export async function readStats(ctx: AppContext) {
       last_24h: last24h,
       by_status: byStatus,
       by_severity: bySeverity,
+      suppressed,
     },
     rules: { total: rules.total, deployed: rules.deployed, undeployed: rules.total - rules.deployed },
     top_rules: top.map((t) => ({ rule_id: t.rule_id, rule_title: titles.get(t.rule_id) ?? '', count: t.count })),

@@ -8,6 +8,12 @@ export async function alertsSince24h(db: Queryable): Promise<number> {
   return row.count;
 }
 
+/** Matches folded into open alerts by rules with suppression (each alert's occurrences beyond its first). */
+export async function suppressedMatches(db: Queryable): Promise<number> {
+  const [row] = await db.query<{ n: string | number }>('SELECT coalesce(sum(occurrences - 1), 0)::bigint AS n FROM alerts WHERE occurrences > 1');
+  return Number(row.n);
+}
+
 /** Alerts created per UTC hour, for the 24 hours ending with the current one (oldest first, zero-filled). */
 export function hourlyAlerts(db: Queryable): Promise<{ time: Date; count: number }[]> {
   return db.query<{ time: Date; count: number }>(

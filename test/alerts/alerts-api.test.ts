@@ -34,8 +34,10 @@ describeEachDatabase('alerts API: list and read', (ctx) => {
     assert.deepEqual(page.items.map((a: Json) => labelOf.get(a.id)), ['linDave', 'loginCarol', 'scan', 'procBob', 'loginAlice']);
     const alice = page.items.find((a: Json) => a.id === world.alerts.loginAlice);
     assert.deepEqual(Object.keys(alice).sort(), [
-      'created_at', 'event_time', 'host', 'id', 'index_pattern', 'level', 'rule_id', 'rule_title', 'severity', 'source_ip', 'status', 'tags', 'updated_at', 'user',
+      'created_at', 'event_time', 'host', 'id', 'index_pattern', 'last_seen_at', 'level', 'occurrences', 'rule_id', 'rule_title', 'severity', 'source_ip', 'status', 'tags', 'updated_at', 'user',
     ]);
+    assert.equal(alice.occurrences, 1);
+    assert.equal(alice.last_seen_at, alice.created_at);
     assert.equal(alice.rule_id, world.rules.login);
     assert.equal(alice.rule_title, 'Alpha Login');
     assert.equal(alice.severity, 'high');
@@ -65,6 +67,8 @@ describeEachDatabase('alerts API: list and read', (ctx) => {
     assert.deepEqual(alert.matched_conditions, [{ selection: { Action: 'proc' } }]);
     assert.equal(alert.comments_count, 0);
     assert.equal(alert.host, 'ws-02');
+    const [{ event_hash }] = await ctx.service.db.query<{ event_hash: string }>('SELECT event_hash FROM alerts WHERE id = $1', [world.alerts.procBob]);
+    assert.deepEqual(alert.event_ids, [event_hash], 'an alert without suppression stands for its one event');
   });
 
   test('an unknown or malformed alert id answers 404 Alert not found', async () => {

@@ -36,6 +36,7 @@ describeEachDatabase('stats', (ctx) => {
       last_24h: 6,
       by_status: { new: 6, acknowledged: 0, resolved: 0, false_positive: 0 },
       by_severity: { critical: 1, high: 3, medium: 1, low: 1, informational: 0 },
+      suppressed: 0,
     });
     assert.deepEqual(s.rules, { total: 5, deployed: 4, undeployed: 1 });
     assert.deepEqual(eventFigures(s.ingest), { events_total: 7, events_last_24h: 7 });
