@@ -36,12 +36,25 @@ export interface Alert {
   enrichment?: Enrichment;
   acknowledged_at?: string;
   acknowledged_by?: string;
+  occurrences?: number;
+  last_seen_at?: string;
+  suppression_group?: Record<string, unknown>;
 }
 
 export interface AlertDetail extends Alert {
   event: Record<string, unknown>;
   matched_conditions: Record<string, Record<string, unknown>>[];
   comments_count: number;
+  event_ids?: string[];
+}
+
+/** A rule's suppression setting. */
+export interface RuleSuppression {
+  rule_id: string;
+  group_by: string[];
+  window_seconds: number;
+  updated_by: string;
+  updated_at: string;
 }
 
 export interface Comment {

@@ -65,6 +65,9 @@ export function AlertDetailPage({ id }: { id: string }) {
     ['User', alert.user],
     ['Source IP', alert.source_ip],
     ['Tags', alert.tags?.join(', ')],
+    ['Matches', (alert.occurrences ?? 1) > 1 ? `${alert.occurrences}, the last ${formatTime(alert.last_seen_at)}` : undefined],
+    ['Grouped by', alert.suppression_group ? Object.entries(alert.suppression_group).map(([f, v]) => `${f} = ${v === null ? '(none)' : String(v)}`).join(', ') : undefined],
+    ['Events', (alert.event_ids?.length ?? 0) > 1 ? <EventIds ids={alert.event_ids!} total={alert.occurrences ?? alert.event_ids!.length} /> : undefined],
     ['Acknowledged', alert.acknowledged_at ? `${formatTime(alert.acknowledged_at)} by ${alert.acknowledged_by ?? ''}` : undefined],
     ['Alert id', <code>{alert.id}</code>],
   ];
@@ -268,5 +271,21 @@ function ExceptionForm({ ruleId, pick, onClose }: { ruleId: string; pick: FieldP
       </div>
       {message && <p role="status">{message}</p>}
     </form>
+  );
+}
+
+/** The events an alert stands for (their content hashes), folded away beyond the first. */
+function EventIds({ ids, total }: { ids: string[]; total: number }) {
+  return (
+    <details>
+      <summary>
+        {ids.length} event ids{total > ids.length ? ` (the first ${ids.length} of ${total})` : ''}
+      </summary>
+      <ul className="mono">
+        {ids.map((id) => (
+          <li key={id}>{id}</li>
+        ))}
+      </ul>
+    </details>
   );
 }

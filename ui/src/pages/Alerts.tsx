@@ -299,6 +299,12 @@ export function AlertsPage() {
                 </td>
                 <td>
                   <Link href={`/alerts/${alert.id}`}>{alert.rule_title}</Link>
+                  {(alert.occurrences ?? 1) > 1 && alert.last_seen_at && (
+                    <span className="muted" title={`last seen ${formatTime(alert.last_seen_at)}`}>
+                      {' '}
+                      · {alert.occurrences} matches, last <time dateTime={alert.last_seen_at}>{relativeTime(alert.last_seen_at)}</time>
+                    </span>
+                  )}
                 </td>
                 <td>
                   <StatusBadge status={alert.status} />

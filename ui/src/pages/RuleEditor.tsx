@@ -1,5 +1,5 @@
 // One rule: the YAML editor (highlighted, checked as you type, errors at their lines), save, deploy,
-// undeploy and delete, and the Test, History and Exceptions tabs (in ./rule-editor/).
+// undeploy and delete, and the Test, History, Exceptions and Suppression tabs (in ./rule-editor/).
 import { useEffect, useRef, useState } from 'react';
 import { api, ApiError, errorText, type Page } from '../api';
 import { formatTime, SeverityBadge, StatusBadge } from '../format';
@@ -10,10 +10,13 @@ import { CheckResult } from './rule-editor/CheckResult';
 import { EditorActions } from './rule-editor/EditorActions';
 import { ExceptionsTab } from './rule-editor/ExceptionsTab';
 import { HistoryTab } from './rule-editor/HistoryTab';
+import { SuppressionTab } from './rule-editor/SuppressionTab';
 import { TEMPLATE } from './rule-editor/template';
 import { TestPanel } from './rule-editor/TestPanel';
 import { useRuleCheck } from './rule-editor/useRuleCheck';
 import { YamlEditor, type YamlEditorHandle } from './rule-editor/YamlEditor';
+
+const TAB_NAMES = { test: 'Test', versions: 'History', exceptions: 'Exceptions', suppression: 'Suppression' } as const;
 
 export function RulePage({ id }: { id: string | null }) {
   const { user } = useSession();
@@ -24,7 +27,7 @@ export function RulePage({ id }: { id: string | null }) {
   const [reason, setReason] = useState('');
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [tab, setTab] = useState<'test' | 'versions' | 'exceptions'>('test');
+  const [tab, setTab] = useState<'test' | 'versions' | 'exceptions' | 'suppression'>('test');
   const [reloads, setReloads] = useState(0);
   const editor = useRef<YamlEditorHandle>(null);
   const triage = canTriage(user);
@@ -156,11 +159,11 @@ export function RulePage({ id }: { id: string | null }) {
 
         <div>
           <div role="tablist" aria-label="Rule tools" className="tabs">
-            {(['test', 'versions', 'exceptions'] as const)
+            {(['test', 'versions', 'exceptions', 'suppression'] as const)
               .filter((t) => t === 'test' || rule)
               .map((t) => (
                 <button key={t} type="button" role="tab" aria-selected={tab === t} className={tab === t ? 'active' : ''} onClick={() => setTab(t)}>
-                  {t === 'test' ? 'Test' : t === 'versions' ? 'History' : 'Exceptions'}
+                  {TAB_NAMES[t]}
                 </button>
               ))}
           </div>
@@ -169,6 +172,7 @@ export function RulePage({ id }: { id: string | null }) {
             {tab === 'test' && !triage && <p className="muted">Testing rules needs the analyst role.</p>}
             {tab === 'versions' && rule && <HistoryTab rule={rule} canRollback={triage} onRolledBack={() => setReloads((n) => n + 1)} />}
             {tab === 'exceptions' && rule && <ExceptionsTab rule={rule} canEdit={triage} />}
+            {tab === 'suppression' && rule && <SuppressionTab rule={rule} canEdit={triage} />}
           </div>
         </div>
       </div>
