@@ -150,6 +150,8 @@ describe('notification channels in a browser', { skip: missing ?? false }, () =>
     await form.getByLabel('Signing secret (optional)').fill('a-wrong-secret-for-the-receiver');
     await form.getByRole('button', { name: 'Save channel' }).click();
     await form.getByRole('status').filter({ hasText: 'Channel saved.' }).waitFor();
+    // Saved, the new secret reads "***" like any stored one.
+    assert.equal(await form.getByLabel('Signing secret (optional)').inputValue(), '***');
     await sendEvents(server.url, 'windows', ingestToken, [whoami('2026-11-26T09:10:00Z', 'bob')]);
     await log().getByLabel('Status').selectOption('failed');
     await eventually(async () => {
@@ -162,7 +164,7 @@ describe('notification channels in a browser', { skip: missing ?? false }, () =>
     await form.getByLabel('Signing secret (optional)').fill(SECRET);
     await form.getByRole('button', { name: 'Save channel' }).click();
     await form.getByRole('status').filter({ hasText: 'Channel saved.' }).waitFor();
-    await logRows().first().getByRole('button', { name: 'Retry' }).click();
+    await logRows().first().getByRole('button', { name: /^Retry the alert delivery of / }).click();
     await log().getByRole('status').filter({ hasText: 'sent again' }).waitFor();
     await log().getByLabel('Status').selectOption('');
     await eventually(async () => (await receiver.received()).filter((r) => r.body.alert && r.signatureValid).length === 2, 'the retried alert at the receiver');

@@ -15,7 +15,8 @@ interface Props {
   /** A new channel may still change its type; a stored one keeps it. */
   creating: boolean;
   submit: string;
-  onSave(draft: ChannelDraft): Promise<string | void>;
+  /** Saves; may answer what to say and the form as stored (a new secret then reads "***" again). */
+  onSave(draft: ChannelDraft): Promise<{ done: string; stored: ChannelDraft } | void>;
 }
 
 export function ChannelForm({ initial, creating, submit, onSave }: Props) {
@@ -36,9 +37,10 @@ export function ChannelForm({ initial, creating, submit, onSave }: Props) {
     event.preventDefault();
     setSaving(true);
     try {
-      const done = await onSave(draft);
+      const saved = await onSave(draft);
       setErrors({});
-      setOutcome(done ? { text: done } : null);
+      setOutcome(saved ? { text: saved.done } : null);
+      if (saved) setDraft(saved.stored);
     } catch (e) {
       const byField = e instanceof ApiError ? errorsByField(e.errors, draft) : {};
       setErrors(byField);

@@ -4,6 +4,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { api, errorText, type Page } from '../../../api';
 import { SeverityBadge } from '../../../format';
 import { Link } from '../../../router';
+import { ListPager } from '../../../components/ListPager';
 import { ListTable } from '../ListTable';
 import { Message, type Outcome } from '../Message';
 import { TYPE_LABELS, type Channel } from './types';
@@ -16,15 +17,23 @@ export function HealthBadge({ channel }: { channel: Channel }) {
   );
 }
 
+const PAGE_SIZE = 50;
+
 export function ChannelList() {
-  const [items, setItems] = useState<Channel[] | null>(null);
+  const [list, setList] = useState<Page<Channel> | null>(null);
+  const [page, setPage] = useState(1);
   const [message, setMessage] = useState<Outcome | null>(null);
+  const items = list?.items;
   const load = useCallback(() => {
     api
-      .get<Page<Channel>>('/api/notification_channels?page_size=100&sort_by=name&sort_order=asc')
-      .then((p) => setItems(p.items))
+      .get<Page<Channel>>(`/api/notification_channels?page=${page}&page_size=${PAGE_SIZE}&sort_by=name&sort_order=asc`)
+      .then((p) => {
+        setList(p);
+        // The last channel of a later page deleted: back to the page before.
+        if (p.items.length === 0 && page > 1) setPage(page - 1);
+      })
       .catch((e: unknown) => setMessage({ text: errorText(e), error: true }));
-  }, []);
+  }, [page]);
   useEffect(load, [load]);
   const run = async (work: () => Promise<unknown>, done: string) => {
     try {
@@ -79,6 +88,7 @@ export function ChannelList() {
           </ListTable>
         </div>
       )}
+      {list && list.pages > 1 && <ListPager page={page} pages={list.pages} label="Notification channel pages" onPage={setPage} />}
     </div>
   );
 }

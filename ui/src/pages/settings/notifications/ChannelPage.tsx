@@ -40,8 +40,9 @@ function StoredChannel({ id }: { id: string }) {
       .catch((e: unknown) => setError(errorText(e)));
   }, [id, tested]);
   const save = async (draft: ChannelDraft) => {
-    setChannel(await api.patch<Channel>(`/api/notification_channels/${id}`, channelBody(draft)));
-    return 'Channel saved.';
+    const stored = await api.patch<Channel>(`/api/notification_channels/${id}`, channelBody(draft));
+    setChannel(stored);
+    return { done: 'Channel saved.', stored: draftOf(stored) };
   };
   const remove = async () => {
     if (!channel || !window.confirm(`Delete the channel ${channel.name} and its delivery log?`)) return;

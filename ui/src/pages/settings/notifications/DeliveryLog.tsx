@@ -105,7 +105,7 @@ export function DeliveryLog({ channelId, refresh }: { channelId: string; refresh
                 <td className="nowrap">{formatTime(d.next_retry_at)}</td>
                 <td>
                   {d.status === 'failed' && d.kind !== 'test' && (
-                    <button type="button" className="tiny secondary" onClick={() => void retry(d)}>
+                    <button type="button" className="tiny secondary" aria-label={`Retry the ${d.kind} delivery of ${formatTime(d.created_at)}`} onClick={() => void retry(d)}>
                       Retry
                     </button>
                   )}

@@ -1,8 +1,14 @@
 // A channel as the form edits it (every setting as text) and back: the request body of a save, and the
 // API's validation errors keyed by the form field they name.
-import type { FieldError } from '../../../api';
-import type { Severity } from '../../../types';
-import { CONFIG_DEFAULTS, CONFIG_FIELDS, MASK, type Channel, type ChannelType } from './types';
+// (Imports name their .js files: the module also runs under Node in test/ui/channel-draft.test.ts.)
+import type { Severity } from '../../../types.js';
+import { CONFIG_DEFAULTS, CONFIG_FIELDS, MASK, type Channel, type ChannelType, type ConfigField } from './types.js';
+
+/** A validation error of the API's error model (as api.ts reads it). */
+export interface FieldError {
+  field: string;
+  message: string;
+}
 
 export interface ChannelDraft {
   name: string;
@@ -105,7 +111,7 @@ export function channelBody(draft: ChannelDraft): Record<string, unknown> {
  * Errors naming no field of the form stay under the key '' (shown with the form's outcome).
  */
 export function errorsByField(errors: FieldError[], draft: ChannelDraft): Record<string, string> {
-  const known = new Set(['name', 'type', 'enabled', 'min_severity', 'index_patterns', 'rule_tags', 'max_per_rule', 'window_seconds', ...CONFIG_FIELDS[draft.type].map((f) => `config.${f.name}`)]);
+  const known = new Set(['name', 'type', 'enabled', 'min_severity', 'index_patterns', 'rule_tags', 'max_per_rule', 'window_seconds', ...CONFIG_FIELDS[draft.type].map((f: ConfigField) => `config.${f.name}`)]);
   const byField: Record<string, string> = {};
   for (const error of errors) {
     const parts = error.field.replace(/^body\.?/, '').split('.');

@@ -1,6 +1,6 @@
 // The API records of notification channels and their deliveries (docs/notifications.md), and the
 // settings each type of channel has, as the channel form shows them.
-import type { Severity } from '../../../types';
+import type { Severity } from '../../../types.js';
 
 export const CHANNEL_TYPES = ['webhook', 'slack', 'teams', 'discord', 'email', 'syslog'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
