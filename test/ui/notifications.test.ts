@@ -3,7 +3,7 @@
 // signature: create a webhook channel (a bad setting refused beside its field), press Test and see it
 // delivered, raise an alert by ingesting an event and find its delivery in the log, keep the stored
 // secret through an edit, see a refused delivery fail and retry it once fixed, disable and delete the
-// channel. Every page is checked for console errors, CSP violations and serious/critical accessibility
+// channel; a viewer has no Notifications tab. Every page is checked for console errors, CSP violations and serious/critical accessibility
 // findings; screenshots go to .artifacts/ui/.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -13,6 +13,7 @@ import { ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, type C
 
 const missing = browserMissing();
 const SECRET = 'a-shared-secret-of-the-team';
+const VIEWER_PASSWORD = 'viewer-password-for-ui-tests';
 
 const WHOAMI_RULE = `title: Whoami Execution
 status: test
@@ -54,6 +55,8 @@ describe('notification channels in a browser', { skip: missing ?? false }, () =>
     ingestToken = ((await pattern.json()) as { ingest_token: string }).ingest_token;
     const imported = await fetch(`${server.url}/api/rules/import?deploy=true`, { method: 'POST', headers: { ...headers, 'content-type': 'application/yaml' }, body: WHOAMI_RULE });
     assert.ok(imported.status < 300, await imported.text());
+    const viewer = await fetch(`${server.url}/api/users`, { method: 'POST', headers, body: JSON.stringify({ username: 'vera', password: VIEWER_PASSWORD, role: 'viewer' }) });
+    assert.equal(viewer.status, 201, await viewer.text());
   });
   after(async () => {
     await ui?.close();
@@ -187,5 +190,23 @@ describe('notification channels in a browser', { skip: missing ?? false }, () =>
     page.once('dialog', (dialog) => void dialog.accept());
     await row.getByRole('button', { name: 'Delete SOC webhook' }).click();
     await page.getByText('No channels yet.').waitFor();
+  });
+
+  test('a viewer has no Notifications tab, and the address shows no channels', async () => {
+    const context = await ui.browser.newContext();
+    try {
+      const other = await context.newPage();
+      await other.goto(server.url + '/');
+      await signIn(other, 'vera', VIEWER_PASSWORD);
+      await other.getByRole('link', { name: 'Settings' }).click();
+      const tabs = other.getByRole('navigation', { name: 'Settings sections' });
+      await tabs.getByRole('link', { name: 'Index patterns' }).waitFor();
+      assert.equal(await tabs.getByRole('link', { name: 'Notifications' }).count(), 0);
+      await other.goto(server.url + '/settings/notifications');
+      await other.getByRole('heading', { name: 'Settings' }).waitFor();
+      assert.equal(await other.getByRole('heading', { name: 'Notification channels' }).count(), 0);
+    } finally {
+      await context.close();
+    }
   });
 });
