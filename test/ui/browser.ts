@@ -34,7 +34,7 @@ export interface RunningServer {
 export interface ServerOptions {
   /** The port to listen on (a free one by default), for settings that must name it beforehand. */
   port?: number;
-  /** More environment settings (OIDC_ISSUER, …). */
+  /** More environment settings (OIDC_ISSUER, NOTIFY_ALLOW_PRIVATE, a DATABASE_URL, …). */
   env?: Record<string, string>;
 }
 
@@ -44,8 +44,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   if (build.status !== 0) throw new Error(`the UI build failed:\n${build.stdout}\n${build.stderr}`);
   const port = options.port ?? (await freePort());
   const dataDir = mkdtempSync(join(tmpdir(), 'vigil-ui-e2e-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_USERNAME: 'admin', ADMIN_PASSWORD, ...options.env };
+  // The embedded database in the fresh data directory, unless options.env names a DATABASE_URL.
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_USERNAME: 'admin', ADMIN_PASSWORD };
   delete env.DATABASE_URL;
+  Object.assign(env, options.env);
   const child: ChildProcess = spawn(process.execPath, vigilArgv(['serve']), { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (output += d));

@@ -1,5 +1,6 @@
 // Settings: the section tabs and the section for the URL (`/settings/<section>`, and
-// `/settings/index-patterns/<id>` for one pattern's field mappings and field catalogue). Each
+// `/settings/index-patterns/<id>` for one pattern's field mappings and field catalogue,
+// `/settings/notifications/<id>` for one notification channel). Each
 // section lives in its own file under ./settings/.
 import { Link, useLocation } from '../router';
 import { isAdmin, useSession } from '../session';
@@ -8,6 +9,7 @@ import { ApiKeys } from './settings/ApiKeys';
 import { Audit } from './settings/Audit';
 import { FieldMappings } from './settings/FieldMappings';
 import { IndexPatterns } from './settings/IndexPatterns';
+import { Notifications } from './settings/notifications/Notifications';
 import { PasswordChange } from './settings/PasswordChange';
 import { TwoFactor } from './settings/TwoFactor';
 import { Users } from './settings/Users';
@@ -18,6 +20,7 @@ const TABS = [
   { id: 'threat-intel', label: 'Threat intel' },
   { id: 'security', label: 'Two-factor login' },
   { id: 'users', label: 'Users', admin: true },
+  { id: 'notifications', label: 'Notifications', admin: true },
   { id: 'audit', label: 'Audit log', admin: true },
 ];
 
@@ -48,6 +51,7 @@ export function SettingsPage({ tab }: { tab: string }) {
         </>
       )}
       {tab === 'users' && admin && <Users self={user!} />}
+      {tab === 'notifications' && admin && <Notifications item={item} />}
       {tab === 'audit' && admin && <Audit />}
     </section>
   );
