@@ -33,6 +33,8 @@ export interface AlertRow {
   occurrences: number;
   last_seen_at: Date;
   suppression_group: Record<string, unknown> | null;
+  assignee: string | null;
+  assignee_name: string | null;
   [key: string]: unknown;
 }
 
@@ -45,7 +47,8 @@ export interface AlertDetailRow extends AlertRow {
 
 const ALERT_COLUMNS = `id, rule_id, rule_title, severity, level, status, tags, index_pattern, event_time, created_at, updated_at,
   source_ip, "user", host, enrichment, acknowledged_at, acknowledged_by, correlation, occurrences,
-  coalesce(last_seen_at, created_at) AS last_seen_at, suppression_group`;
+  coalesce(last_seen_at, created_at) AS last_seen_at, suppression_group, assignee,
+  (SELECT u.username FROM users u WHERE u.id = assignee) AS assignee_name`;
 
 /**
  * The text `search` looks in: rule title, entities and the stored event as JSON text. It must stay
@@ -77,6 +80,8 @@ export interface AlertListQuery extends ListQuery {
   host?: string;
   user?: string;
   source_ip?: string;
+  /** 'none' (unassigned) or a user id ('me' is resolved before). */
+  assignee?: string;
 }
 
 /** The ORDER BY of a list: one direction throughout, so a B-tree index can be read forwards or backwards. */
@@ -118,6 +123,8 @@ export function alertConditions(q: AlertListQuery): Conditions {
   if (q.host) where.add('host = ?', q.host);
   if (q.user) where.add('"user" = ?', q.user);
   if (q.source_ip) where.add('source_ip = ?', q.source_ip);
+  if (q.assignee === 'none') where.add('assignee IS NULL');
+  else if (q.assignee) where.add('assignee = ?', q.assignee);
   if (q.search) addSearch(where, q.search);
   return where;
 }
@@ -127,7 +134,7 @@ export function alertConditions(q: AlertListQuery): Conditions {
 export const SEARCH_COUNT_LIMIT = 10_000;
 
 /** True when alert_counts can give the total: no filter beyond status, severity, rule and index pattern. */
-const countable = (q: AlertListQuery) => !q.created_after && !q.created_before && !q.search && !q.host && !q.user && !q.source_ip;
+const countable = (q: AlertListQuery) => !q.created_after && !q.created_before && !q.search && !q.host && !q.user && !q.source_ip && !q.assignee;
 
 async function countMatches(db: Queryable, where: Conditions): Promise<number> {
   const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM alerts ${where.sql}`, where.params);
@@ -187,6 +194,12 @@ export async function pageAlerts(db: Queryable, q: AlertListQuery, searchCountLi
   return pageOf(q, await db.query<AlertRow>(page.sql, page.params), total, true);
 }
 
+/** The ids of the alerts matching the conditions (at most `limit`), in id order. */
+export async function matchingAlertIds(db: Queryable, where: Conditions, limit: number): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(`SELECT id FROM alerts ${where.sql} ORDER BY id LIMIT ${Math.floor(limit)}`, where.params);
+  return rows.map((r) => r.id);
+}
+
 export async function findAlert(db: Queryable, id: string): Promise<AlertDetailRow | undefined> {
   const [row] = await db.query<AlertDetailRow>(
     `SELECT ${ALERT_COLUMNS}, event_hash, event, matched_conditions,
@@ -221,14 +234,17 @@ export interface TriageRow {
   status: AlertStatus;
   acknowledged_at: Date | null;
   acknowledged_by: string | null;
+  assignee: string | null;
   [key: string]: unknown;
 }
+
+const TRIAGE_COLUMNS = 'id, status, acknowledged_at, acknowledged_by, assignee';
 
 /** Locks the given alerts for a status change (in id order, so concurrent bulk changes never deadlock). */
 export async function lockAlerts(tx: Queryable, ids: string[]): Promise<TriageRow[]> {
   if (ids.length === 0) return [];
   return tx.query<TriageRow>(
-    'SELECT id, status, acknowledged_at, acknowledged_by FROM alerts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE',
+    `SELECT ${TRIAGE_COLUMNS} FROM alerts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
     [ids],
   );
 }
@@ -245,9 +261,15 @@ export async function setStatus(tx: Queryable, ids: string[], status: AlertStatu
        acknowledged_by = CASE WHEN $2 = 'acknowledged' THEN $3 WHEN $2 = 'new' THEN NULL ELSE acknowledged_by END,
        updated_at = now()
      WHERE id = ANY($1::uuid[])
-     RETURNING id, status, acknowledged_at, acknowledged_by`,
+     RETURNING ${TRIAGE_COLUMNS}`,
     [ids, status, actor],
   );
+}
+
+/** Gives alerts to a user (or to no one). Answers the new triage state of each alert. */
+export async function setAssignee(tx: Queryable, ids: string[], assignee: string | null): Promise<TriageRow[]> {
+  if (ids.length === 0) return [];
+  return tx.query<TriageRow>(`UPDATE alerts SET assignee = $2, updated_at = now() WHERE id = ANY($1::uuid[]) RETURNING ${TRIAGE_COLUMNS}`, [ids, assignee]);
 }
 
 /** Marks alerts as changed now (a comment was added). */

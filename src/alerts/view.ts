@@ -55,6 +55,8 @@ const alertProperties = {
   correlation: Type.Optional(CorrelationSchema),
   occurrences: Type.Integer({ description: 'Matches this alert stands for: 1, or more when its rule suppresses repeated matches into it' }),
   last_seen_at: Timestamp,
+  assignee: Nullable(Uuid, { description: 'The user who owns the alert (null: no one)' }),
+  assignee_name: Type.Optional(Type.String({ description: "The assignee's username" })),
   suppression_group: Type.Optional(
     Type.Record(Type.String(), Type.Unknown(), { description: "The values of the rule's group-by fields that this alert takes further matches of (a missing field is null)" }),
   ),
@@ -80,6 +82,7 @@ export const StatusChangeSchema = Type.Object({
   status: AlertStatusSchema,
   acknowledged_at: Nullable(Timestamp),
   acknowledged_by: Nullable(Type.String()),
+  assignee: Nullable(Uuid),
   comment_added: Type.Boolean(),
 });
 
@@ -110,6 +113,8 @@ export function alertView(row: AlertRow) {
     ...(row.correlation ? { correlation: row.correlation } : {}),
     occurrences: row.occurrences,
     last_seen_at: row.last_seen_at.toISOString(),
+    assignee: row.assignee,
+    ...(row.assignee_name ? { assignee_name: row.assignee_name } : {}),
     ...(row.suppression_group ? { suppression_group: row.suppression_group } : {}),
   };
 }

@@ -50,6 +50,8 @@ const NAMED_ACTIONS = [
   'rule.suppression_delete',
   'alert.status_changed',
   'alert.comment_added',
+  'alert.assigned',
+  'alert.bulk_changed',
   'threat_intel_feed.create',
   'threat_intel_feed.delete',
   'api_key.create',

@@ -5,7 +5,7 @@ import type { App, AppContext } from '../http/context.js';
 import { badRequest } from '../http/errors.js';
 import { errorResponses, Empty, StringEnum, Uuid } from '../http/schemas.js';
 import { recordAudit } from '../audit/log.js';
-import { updateUser } from '../users/store.js';
+import { setAssignOnAcknowledge, updateUser, type UserRow } from '../users/store.js';
 import { SESSION_COOKIE, sessionOf } from './access.js';
 import { checkPassword, startSession, throttledPasswordCheck } from './login.js';
 import { accountKey } from './login-throttle.js';
@@ -97,20 +97,39 @@ export function authRoutes(app: App, ctx: AppContext): void {
             role: StringEnum(ROLES),
             two_factor_enabled: Type.Boolean(),
             auth_method: StringEnum(['local', 'sso'] as const),
+            assign_on_acknowledge: Type.Boolean({ description: 'Alerts this user acknowledges without an assignee become theirs' }),
           }),
           ...errorResponses(401),
         },
       },
     },
+    async (request) => currentUser(sessionOf(request).user),
+  );
+
+  app.patch(
+    '/api/auth/me',
+    {
+      schema: {
+        tags: ['auth'],
+        operationId: 'updateCurrentUserSettings',
+        summary: "The signed-in user's own settings",
+        body: Type.Object({ assign_on_acknowledge: Type.Boolean() }, { additionalProperties: false }),
+        response: {
+          200: Type.Object({
+            id: Uuid,
+            username: Type.String(),
+            role: StringEnum(ROLES),
+            two_factor_enabled: Type.Boolean(),
+            auth_method: StringEnum(['local', 'sso'] as const),
+            assign_on_acknowledge: Type.Boolean(),
+          }),
+          ...errorResponses(400, 401, 403, 415),
+        },
+      },
+    },
     async (request) => {
       const { user } = sessionOf(request);
-      return {
-        id: user.id,
-        username: user.username,
-        role: user.role,
-        two_factor_enabled: Boolean(user.two_factor_enabled),
-        auth_method: user.auth_method,
-      };
+      return currentUser({ ...user, assign_on_acknowledge: await setAssignOnAcknowledge(ctx.db, user.id, request.body.assign_on_acknowledge) });
     },
   );
 
@@ -162,4 +181,15 @@ export function authRoutes(app: App, ctx: AppContext): void {
       return reply.code(204).send(null);
     },
   );
+}
+
+function currentUser(user: UserRow) {
+  return {
+    id: user.id,
+    username: user.username,
+    role: user.role,
+    two_factor_enabled: Boolean(user.two_factor_enabled),
+    auth_method: user.auth_method,
+    assign_on_acknowledge: Boolean(user.assign_on_acknowledge),
+  };
 }

@@ -32,7 +32,7 @@ export function errorResponses(...codes: number[]): Record<number, TSchema> {
 export const Empty = Type.Null({ description: 'No content' });
 
 /** A value that may be null. */
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const Nullable = <T extends TSchema>(schema: T, options: Record<string, unknown> = {}) => Type.Union([schema, Type.Null()], options);
 
 /** Bulk requests: 1 to 1000 ids. */
 export const BulkIds = Type.Object(

@@ -11,12 +11,14 @@ export interface UserRow {
   disabled: boolean;
   auth_method: 'local' | 'sso';
   two_factor_enabled: boolean;
+  /** Whether alerts this user acknowledges without an assignee become theirs. */
+  assign_on_acknowledge: boolean;
   created_at: Date;
   updated_at: Date;
   [key: string]: unknown;
 }
 
-export const USER_COLUMNS = 'id, username, password_hash, role, disabled, auth_method, two_factor_enabled, created_at, updated_at';
+export const USER_COLUMNS = 'id, username, password_hash, role, disabled, auth_method, two_factor_enabled, assign_on_acknowledge, created_at, updated_at';
 
 export async function findUserById(db: Queryable, id: string): Promise<UserRow | undefined> {
   const [row] = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id]);
@@ -66,4 +68,13 @@ export async function deleteUser(db: Queryable, id: string): Promise<boolean> {
 export async function countUsers(db: Queryable): Promise<number> {
   const [{ n }] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM users');
   return n;
+}
+
+/** A user's choice to take the alerts they acknowledge; answers the stored value. */
+export async function setAssignOnAcknowledge(db: Queryable, id: string, value: boolean): Promise<boolean> {
+  const [row] = await db.query<{ assign_on_acknowledge: boolean }>(
+    'UPDATE users SET assign_on_acknowledge = $2, updated_at = now() WHERE id = $1 RETURNING assign_on_acknowledge',
+    [id, value],
+  );
+  return row.assign_on_acknowledge;
 }

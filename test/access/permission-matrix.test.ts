@@ -86,6 +86,8 @@ const MATRIX: Record<string, Row> = {
   'PATCH /api/rules/{id}/exceptions/{eid}': 'analyst',
   'DELETE /api/rules/{id}/exceptions/{eid}': 'analyst',
   'GET /api/rules/{id}/suppression': 'signed-in',
+  'GET /api/alerts/groups': 'signed-in',
+  'PATCH /api/auth/me': 'signed-in',
   'PUT /api/rules/{id}/suppression': 'analyst',
   'DELETE /api/rules/{id}/suppression': 'analyst',
   'POST /api/rules/{id}/test': 'analyst',

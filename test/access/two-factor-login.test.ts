@@ -106,7 +106,7 @@ describeEachDatabase('two-factor login', (ctx) => {
 
     const viaCookie = await anonymous(ctx.service).get('/api/auth/me', { cookie: `svc_session=${res.data.access_token}` });
     assert.equal(viaCookie.statusCode, 200);
-    assert.deepEqual(viaCookie.data, { id: user.id, username: user.username, role: 'analyst', two_factor_enabled: true, auth_method: 'local' });
+    assert.deepEqual(viaCookie.data, { id: user.id, username: user.username, role: 'analyst', two_factor_enabled: true, auth_method: 'local', assign_on_acknowledge: false });
     const session = await sessionOf(res, ctx.service);
     assert.equal((await session.post('/api/auth/logout')).statusCode, 204, 'state-changing requests work with the session');
 

@@ -34,9 +34,10 @@ describeEachDatabase('alerts API: list and read', (ctx) => {
     assert.deepEqual(page.items.map((a: Json) => labelOf.get(a.id)), ['linDave', 'loginCarol', 'scan', 'procBob', 'loginAlice']);
     const alice = page.items.find((a: Json) => a.id === world.alerts.loginAlice);
     assert.deepEqual(Object.keys(alice).sort(), [
-      'created_at', 'event_time', 'host', 'id', 'index_pattern', 'last_seen_at', 'level', 'occurrences', 'rule_id', 'rule_title', 'severity', 'source_ip', 'status', 'tags', 'updated_at', 'user',
+      'assignee', 'created_at', 'event_time', 'host', 'id', 'index_pattern', 'last_seen_at', 'level', 'occurrences', 'rule_id', 'rule_title', 'severity', 'source_ip', 'status', 'tags', 'updated_at', 'user',
     ]);
     assert.equal(alice.occurrences, 1);
+    assert.equal(alice.assignee, null);
     assert.equal(alice.last_seen_at, alice.created_at);
     assert.equal(alice.rule_id, world.rules.login);
     assert.equal(alice.rule_title, 'Alpha Login');

@@ -44,11 +44,11 @@ describeEachDatabase('alert triage', (ctx) => {
 
     const resolved = await patch(id, { status: 'resolved', comment: 'benign admin work' });
     assert.equal(resolved.statusCode, 200, resolved.body);
-    assert.deepEqual(resolved.data, { id, status: 'resolved', acknowledged_at: acked.data.acknowledged_at, acknowledged_by: 'triage-analyst', comment_added: true });
+    assert.deepEqual(resolved.data, { id, status: 'resolved', acknowledged_at: acked.data.acknowledged_at, acknowledged_by: 'triage-analyst', assignee: null, comment_added: true });
 
     const reopened = await world.admin.patch(`/api/alerts/${id}`, { status: 'new' });
     assert.equal(reopened.statusCode, 200, reopened.body);
-    assert.deepEqual(reopened.data, { id, status: 'new', acknowledged_at: null, acknowledged_by: null, comment_added: false });
+    assert.deepEqual(reopened.data, { id, status: 'new', acknowledged_at: null, acknowledged_by: null, assignee: null, comment_added: false });
     const afterNew = await read(id);
     assert.equal('acknowledged_at' in afterNew, false);
     assert.equal('acknowledged_by' in afterNew, false);
@@ -101,7 +101,7 @@ describeEachDatabase('alert triage', (ctx) => {
     const before = await read(id);
     const same = await patch(id, { status: 'new' });
     assert.equal(same.statusCode, 200, same.body);
-    assert.deepEqual(same.data, { id, status: 'new', acknowledged_at: null, acknowledged_by: null, comment_added: false });
+    assert.deepEqual(same.data, { id, status: 'new', acknowledged_at: null, acknowledged_by: null, assignee: null, comment_added: false });
     assert.equal((await read(id)).updated_at, before.updated_at, 'nothing changed');
     assert.deepEqual(await auditRows(id), []);
 

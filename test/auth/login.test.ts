@@ -36,7 +36,7 @@ describeEachDatabase('sessions', (ctx) => {
     const token = res.data.access_token;
     const viaHeader = await new Client(ctx.service, token).get('/api/auth/me');
     assert.equal(viaHeader.statusCode, 200);
-    assert.deepEqual(viaHeader.data, { id: res.data.user.id, username: 'admin', role: 'admin', two_factor_enabled: false, auth_method: 'local' });
+    assert.deepEqual(viaHeader.data, { id: res.data.user.id, username: 'admin', role: 'admin', two_factor_enabled: false, auth_method: 'local', assign_on_acknowledge: false });
     const viaCookie = await anonymous(ctx.service).get('/api/auth/me', { cookie: `svc_session=${token}` });
     assert.equal(viaCookie.statusCode, 200);
   });

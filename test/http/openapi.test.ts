@@ -67,6 +67,8 @@ const OPERATION_IDS: Record<string, string> = {
   'PATCH /api/rules/{id}/exceptions/{eid}': 'updateRuleException',
   'DELETE /api/rules/{id}/exceptions/{eid}': 'deleteRuleException',
   'GET /api/rules/{id}/suppression': 'getRuleSuppression',
+  'GET /api/alerts/groups': 'groupAlerts',
+  'PATCH /api/auth/me': 'updateCurrentUserSettings',
   'PUT /api/rules/{id}/suppression': 'setRuleSuppression',
   'DELETE /api/rules/{id}/suppression': 'deleteRuleSuppression',
   'POST /api/rules/{id}/test': 'testRule',

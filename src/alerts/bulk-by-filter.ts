@@ -1,0 +1,62 @@
+// A bulk change of every alert a filter matches (the list's filters): at most MAX_BULK_BY_FILTER alerts,
+// found once when the request starts, then changed BULK_CHUNK at a time, each chunk its own transaction
+// with the event loop free between chunks, so other requests are answered while 100,000 alerts change.
+// An alert the change does not apply to (a move the state machine refuses, or nothing to change: already
+// in the status and with the assignee) is skipped. The request is audited once (`alert.bulk_changed`,
+// with the filter, the change and the counts), not once per alert.
+import type { Database } from '../db/database.js';
+import { badRequest } from '../http/errors.js';
+import { recordAudit } from '../audit/log.js';
+import { alertConditions, lockAlerts, matchingAlertIds, type AlertListQuery, type TriageRow } from './queries.js';
+import { admitted, applyChange, type Actor, type TriageChange } from './service.js';
+
+export const MAX_BULK_BY_FILTER = 100_000;
+export const BULK_CHUNK = 1_000;
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Whether the change would alter the alert (a comment alone does not count in a bulk by filter). */
+const alters = (row: TriageRow, change: TriageChange) =>
+  (change.status !== undefined && row.status !== change.status) || (change.assignee !== undefined && row.assignee !== change.assignee);
+
+export async function bulkChangeByFilter(db: Database, actor: Actor, filter: AlertListQuery, change: TriageChange): Promise<{ updated: number; skipped: number; failed: never[] }> {
+  const ids = await matchingAlertIds(db, alertConditions(filter), MAX_BULK_BY_FILTER + 1);
+  if (ids.length > MAX_BULK_BY_FILTER) {
+    throw badRequest(`The filter matches more than ${MAX_BULK_BY_FILTER} alerts: narrow it (one bulk change takes at most ${MAX_BULK_BY_FILTER})`);
+  }
+  let updated = 0;
+  let skipped = 0;
+  try {
+    for (let start = 0; start < ids.length; start += BULK_CHUNK) {
+      const chunk = ids.slice(start, start + BULK_CHUNK);
+      await db.transaction(async (tx) => {
+        const { allowed } = admitted(await lockAlerts(tx, chunk), change);
+        const changing = allowed.filter((row) => alters(row, change));
+        await applyChange(tx, actor, changing, change, 'none');
+        updated += changing.length;
+        // Refused, unchanged, or deleted since the request started.
+        skipped += chunk.length - changing.length;
+      });
+      await yieldToLoop();
+    }
+  } finally {
+    const { page: _page, page_size: _size, sort_by: _by, sort_order: _order, ...given } = filter;
+    await recordAudit(db, {
+      actor: actor.username,
+      action: 'alert.bulk_changed',
+      targetType: 'alert',
+      details: {
+        filter: given,
+        ...(change.status !== undefined ? { status: change.status } : {}),
+        ...(change.assignee !== undefined ? { assignee: change.assignee } : {}),
+        ...(change.acknowledgeFirst ? { acknowledge_first: true } : {}),
+        ...(change.comment !== undefined ? { comment: true } : {}),
+        matched: ids.length,
+        updated,
+        skipped,
+      },
+      ip: actor.ip,
+    });
+  }
+  return { updated, skipped, failed: [] };
+}
