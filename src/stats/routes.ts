@@ -4,7 +4,8 @@
 // the ingest timeline (events received per hour).
 import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../http/context.js';
-import { errorResponses, Timestamp, Uuid } from '../http/schemas.js';
+import { errorResponses, Nullable, Timestamp, Uuid } from '../http/schemas.js';
+import { PRECISION_DAYS, PRECISION_RULES, SHIFT_DAYS, shiftFigures } from './shift.js';
 import { SEVERITIES, severityRank } from '../alerts/severity.js';
 import { ALERT_STATUSES } from '../alerts/view.js';
 import { countByStatusAndSeverity, countTopRules } from '../alerts/counts.js';
@@ -29,6 +30,21 @@ export const StatsSchema = Type.Object(
     rules: Type.Object({ total: Type.Integer(), deployed: Type.Integer(), undeployed: Type.Integer() }),
     top_rules: Type.Array(Type.Object({ rule_id: Uuid, rule_title: Type.String(), count: Type.Integer() }), { description: `The ${TOP_RULES} rules with the most alerts` }),
     timeline: Type.Array(Type.Object({ time: Timestamp, count: Type.Integer() }), { description: 'Alerts created per UTC hour, 24 entries, oldest first' }),
+    triage: Type.Object(
+      {
+        mean_time_to_acknowledge_seconds: Nullable(Type.Integer(), { description: `Mean time from an alert's creation to its acknowledgement, over acknowledgements of the last ${SHIFT_DAYS} days (null: none)` }),
+        mean_time_to_resolve_seconds: Nullable(Type.Integer(), { description: `Mean time from an alert's creation to its close (resolved or false positive), over closes of the last ${SHIFT_DAYS} days (null: none)` }),
+        oldest_open_alert_age_seconds: Nullable(Type.Integer(), { description: 'Age of the oldest alert still new or acknowledged (null: none open)' }),
+        open_by_assignee: Type.Array(Type.Object({ assignee: Nullable(Uuid), assignee_name: Nullable(Type.String()), count: Type.Integer() }), {
+          description: 'Open alerts per assignee (null: unassigned), most first',
+        }),
+        rule_precision: Type.Array(
+          Type.Object({ rule_id: Uuid, rule_title: Type.String(), closed: Type.Integer(), false_positives: Type.Integer(), false_positive_rate: Type.Number() }),
+          { description: `The ${PRECISION_RULES} rules with the most closed alerts raised in the last ${PRECISION_DAYS} days, and the share of those that were false positives` },
+        ),
+      },
+      { description: 'Shift figures: speed of triage, backlog and rule precision' },
+    ),
     ingest: Type.Object({
       events_total: Type.Integer(),
       events_last_24h: Type.Integer(),
@@ -43,7 +59,7 @@ export const StatsSchema = Type.Object(
 /** The figures, shared by the session endpoint and the external (API key) one. */
 export async function readStats(ctx: AppContext) {
   const db = ctx.db;
-  const [counts, last24h, timeline, top, rules, events, suppressed] = await Promise.all([
+  const [counts, last24h, timeline, top, rules, events, suppressed, triage] = await Promise.all([
     countByStatusAndSeverity(db),
     alertsSince24h(db),
     hourlyAlerts(db),
@@ -51,6 +67,7 @@ export async function readStats(ctx: AppContext) {
     ruleCounts(db),
     eventCounts(db),
     suppressedMatches(db),
+    shiftFigures(db),
   ]);
   // After eventCounts, which folds the hourly event counts when their deltas have piled up.
   const [titles, ingestTimeline] = await Promise.all([ruleTitles(db, top.map((t) => t.rule_id)), hourlyEvents(db)]);
@@ -75,6 +92,7 @@ export async function readStats(ctx: AppContext) {
     rules: { total: rules.total, deployed: rules.deployed, undeployed: rules.total - rules.deployed },
     top_rules: top.map((t) => ({ rule_id: t.rule_id, rule_title: titles.get(t.rule_id) ?? '', count: t.count })),
     timeline: timeline.map((t) => ({ time: t.time.toISOString(), count: t.count })),
+    triage,
     ingest: {
       events_total: events.total,
       events_last_24h: events.last_24h,

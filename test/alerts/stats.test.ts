@@ -29,7 +29,12 @@ describeEachDatabase('stats', (ctx) => {
 
   test('answers the documented shape with the current figures', async () => {
     const s = await stats();
-    assert.deepEqual(Object.keys(s).sort(), ['alerts', 'ingest', 'rules', 'timeline', 'top_rules']);
+    assert.deepEqual(Object.keys(s).sort(), ['alerts', 'ingest', 'rules', 'timeline', 'top_rules', 'triage']);
+    assert.equal(s.triage.mean_time_to_acknowledge_seconds, null);
+    assert.equal(s.triage.mean_time_to_resolve_seconds, null);
+    assert.ok(s.triage.oldest_open_alert_age_seconds >= 0);
+    assert.deepEqual(s.triage.open_by_assignee, [{ assignee: null, assignee_name: null, count: 6 }]);
+    assert.deepEqual(s.triage.rule_precision, []);
     assert.deepEqual(s.alerts, {
       total: 6,
       open: 6,
@@ -102,7 +107,9 @@ describeEachDatabase('stats', (ctx) => {
     await foldEventCounts(ctx.service.db);
     assert.equal(await countRows(ctx.service, 'alert_counts WHERE delta', []), 0);
     assert.equal(await countRows(ctx.service, 'event_counts WHERE delta', []), 0);
-    assert.deepEqual(await stats(), before);
+    // The oldest open alert ages while the test runs.
+    const steady = (s: Json) => ({ ...s, triage: { ...s.triage, oldest_open_alert_age_seconds: 0 } });
+    assert.deepEqual(steady(await stats()), steady(before));
     assert.deepEqual([await list(''), await list('status=new'), await list(`rule_id=${world.rules.login}&severity=high`)], totals);
     assert.deepEqual(totals, [6, 3, 3]);
   });
@@ -120,5 +127,28 @@ describeEachDatabase('stats', (ctx) => {
     assert.equal((await ctx.service.app.inject({ method: 'GET', url: '/api/stats' })).statusCode, 401);
     assert.equal((await world.analyst.get('/api/stats')).statusCode, 200);
     assert.equal((await world.admin.get('/api/stats')).statusCode, 200);
+  });
+
+  // Last: it moves alerts the figures above count.
+  test('triage figures: time to acknowledge and to close, the oldest open alert, open alerts per assignee, rule precision', async () => {
+    const analystId = (await world.analyst.get('/api/auth/me')).data.id;
+    const { loginAlice, procBob, scan } = world.alerts;
+    // Created an hour ago (acknowledged now), two hours ago (closed now, one as a false positive).
+    await ctx.service.db.query(`UPDATE alerts SET created_at = now() - interval '1 hour' WHERE id = $1`, [loginAlice]);
+    await ctx.service.db.query(`UPDATE alerts SET created_at = now() - interval '2 hours' WHERE id = ANY($1::uuid[])`, [[procBob, scan]]);
+    assert.equal((await world.analyst.patch(`/api/alerts/${loginAlice}`, { status: 'acknowledged', assignee: analystId })).statusCode, 200);
+    for (const [id, status] of [[procBob, 'resolved'], [scan, 'false_positive']]) {
+      assert.equal((await world.analyst.patch(`/api/alerts/${id}`, { status, acknowledge_first: true })).statusCode, 200);
+    }
+    const { triage } = await stats();
+    // Three acknowledgements (1 h, 2 h, 2 h after creation) and two closes (2 h each).
+    assert.ok(Math.abs(triage.mean_time_to_acknowledge_seconds - (3600 + 7200 + 7200) / 3) < 60, JSON.stringify(triage));
+    assert.ok(Math.abs(triage.mean_time_to_resolve_seconds - 7200) < 60, JSON.stringify(triage));
+    assert.ok(triage.oldest_open_alert_age_seconds >= 3600 - 60);
+    assert.deepEqual(triage.open_by_assignee.map((o: Json) => [o.assignee_name, o.count]), [[null, 3], ['stats-analyst', 1]].sort((a, b) => (b[1] as number) - (a[1] as number)));
+    assert.deepEqual(
+      triage.rule_precision.map((p: Json) => [p.rule_title, p.closed, p.false_positives, p.false_positive_rate]).sort(),
+      [['Beta Process', 1, 0, 0], ['Gamma Scan', 1, 1, 1]],
+    );
   });
 });

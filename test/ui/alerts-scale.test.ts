@@ -255,6 +255,9 @@ describe('web UI: the alert queue at 100,000 alerts', { skip: missing ?? false, 
       () => page.getByRole('img', { name: new RegExp(`^Events received per hour over the last 24 hours: ${(ALERTS + 7).toLocaleString('en-US')} in all`) }).waitFor(),
     );
     await page.locator('.figure', { hasText: 'Alerts in total' }).getByText((ALERTS + 7).toLocaleString('en-US'), { exact: true }).waitFor();
+    // The shift figures: the open alerts per assignee (all unassigned here) and the oldest open alert.
+    await page.getByRole('table', { name: 'Open alerts per assignee' }).getByRole('link', { name: 'Unassigned' }).waitFor();
+    await page.locator('.figure', { hasText: 'Oldest open alert' }).waitFor();
     await ui.checkPage('scale-04-dashboard');
   });
 

@@ -130,6 +130,13 @@ export interface Stats {
   rules: { total: number; deployed: number; undeployed: number };
   top_rules: { rule_id: string; rule_title: string; count: number }[];
   timeline: { time: string; count: number }[];
+  triage: {
+    mean_time_to_acknowledge_seconds: number | null;
+    mean_time_to_resolve_seconds: number | null;
+    oldest_open_alert_age_seconds: number | null;
+    open_by_assignee: { assignee: string | null; assignee_name: string | null; count: number }[];
+    rule_precision: { rule_id: string; rule_title: string; closed: number; false_positives: number; false_positive_rate: number }[];
+  };
   /** `timeline`: events received per UTC hour, the same 24 hours as the alert timeline. */
   ingest: { events_total: number; events_last_24h: number; timeline: { time: string; count: number }[] };
 }

@@ -1,5 +1,5 @@
 // The dashboard: headline figures and simple SVG charts of GET /api/stats (alerts per hour over 24 h,
-// the ingest rate (events received per hour), by severity, by status, top rules), read again at most
+// the ingest rate (events received per hour), by severity, by status, top rules) and the shift figures, read again at most
 // every two seconds while alerts arrive or change. Charts are drawn with SVG attributes and CSS classes only.
 import { useEffect, useRef, useState } from 'react';
 import { api, errorText } from '../api';
@@ -7,6 +7,7 @@ import { STATUS_LABELS } from '../format';
 import { useAlertStream } from '../live';
 import { Link } from '../router';
 import { ALERT_STATUSES, SEVERITIES, type Stats } from '../types';
+import { ShiftFigures } from './ShiftFigures';
 
 /**
  * How long the figures wait after an alert arrives or changes before they are read again: a burst of
@@ -161,6 +162,7 @@ export function DashboardPage() {
         <Bars label="By status" rows={ALERT_STATUSES.map((s) => ({ key: s, label: STATUS_LABELS[s], value: stats.alerts.by_status[s] ?? 0, href: `/alerts?status=${s}` }))} />
       </div>
       <Bars label="Top rules" rows={stats.top_rules.map((r) => ({ key: r.rule_id, label: r.rule_title, value: r.count, href: `/alerts?rule_id=${r.rule_id}` }))} />
+      <ShiftFigures triage={stats.triage} />
     </section>
   );
 }
