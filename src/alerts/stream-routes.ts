@@ -1,6 +1,6 @@
 // GET /api/alerts/stream: new alerts and status changes as Server-Sent Events, from every instance
-// sharing the database, resumable with Last-Event-ID. One change feed per process serves every stream;
-// closing the service ends the open streams so the server can stop.
+// sharing the database, resumable with Last-Event-ID. One change feed and one fan-out per process serve
+// every stream; closing the service ends the open streams so the server can stop.
 import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../http/context.js';
 import { badRequest } from '../http/errors.js';
@@ -8,6 +8,7 @@ import { errorResponses, StringEnum } from '../http/schemas.js';
 import { sessionOf } from '../auth/access.js';
 import { findSessionUser } from '../auth/sessions.js';
 import { AlertChangeFeed } from './change-feed.js';
+import { AlertFanOut } from './fan-out.js';
 import { AlertStream, AlertStreamRegistry, DEFAULT_STREAM_SETTINGS, type AlertStreamSettings } from './streams.js';
 import { STREAM_EVENTS } from './sse.js';
 
@@ -70,6 +71,7 @@ export function alertStreamRoutes(app: App, ctx: AppContext, options: AlertStrea
   const { pollMs, gapWaitMs, ...overrides } = options;
   const settings: AlertStreamSettings = { ...DEFAULT_STREAM_SETTINGS, ...overrides };
   const feed = new AlertChangeFeed(ctx.db, { pollMs, gapWaitMs, log: app.log });
+  const fanOut = new AlertFanOut(feed);
   const registry = new AlertStreamRegistry(settings);
 
   // Before the server stops taking connections: open streams end (a stream never finishes on its own).
@@ -96,7 +98,10 @@ export function alertStreamRoutes(app: App, ctx: AppContext, options: AlertStrea
       const stream = new AlertStream({
         db: ctx.db,
         feed,
+        fanOut,
         settings,
+        // The response counts what it and its socket still hold (a reader that stopped reading).
+        sentBacklog: () => reply.raw.writableLength,
         sessionIsLive: async () => (await findSessionUser(ctx.db, sessionId, user.id)) !== undefined,
       });
       registry.admit(user.id, stream);

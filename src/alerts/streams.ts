@@ -1,11 +1,14 @@
 // Open alert streams of this process: each connection's writer (resume, live changes, heartbeats,
 // session re-checks) and the registry that caps how many are open, per user and in all, and ends
-// them all when the service closes.
+// them all when the service closes. Live changes come from the fan-out (fan-out.ts) as shared runs of
+// bytes; a reader more than `maxBufferedBytes` behind (what its stream and its socket still hold) is
+// ended after what it was sent, and resumes from the change log with Last-Event-ID.
 import { PassThrough } from 'node:stream';
 import type { Queryable } from '../db/database.js';
 import { HttpError, tooManyRequests } from '../http/errors.js';
 import type { AlertChangeFeed } from './change-feed.js';
 import { latestChangeSeq, latestChangesBetween, type AlertChange } from './change-store.js';
+import type { AlertFanOut, ChangeRun, RunReader } from './fan-out.js';
 import { changeEvent, HEARTBEAT, retryField, sseEvent, STREAM_EVENTS } from './sse.js';
 
 export interface AlertStreamSettings {
@@ -17,7 +20,8 @@ export interface AlertStreamSettings {
   maxPerUser: number;
   /** Open streams in this process. */
   maxPerProcess: number;
-  /** Bytes a stream may have queued for a slow reader before it is ended (the client resumes). */
+  /** Bytes a stream may have queued for a slow reader (in the stream and its socket) before it is
+   * ended (the client resumes). */
   maxBufferedBytes: number;
 }
 
@@ -32,13 +36,16 @@ export const DEFAULT_STREAM_SETTINGS: AlertStreamSettings = {
 export interface StreamDeps {
   db: Queryable;
   feed: AlertChangeFeed;
+  fanOut: AlertFanOut;
   settings: AlertStreamSettings;
+  /** Bytes written but not yet taken by the connection beyond the stream's body (the response and its socket). */
+  sentBacklog?: () => number;
   /** Whether the stream's session is still live (not revoked or expired, user enabled). */
   sessionIsLive: () => Promise<boolean>;
 }
 
 /** One open stream: its body is what the response sends. */
-export class AlertStream {
+export class AlertStream implements RunReader {
   readonly body = new PassThrough();
   private lastSent = 0;
   /** Live changes that arrive while the resume is being read, sent after it. */
@@ -47,6 +54,8 @@ export class AlertStream {
   private heartbeat: NodeJS.Timeout | undefined;
   private checking = false;
   private ended = false;
+  /** Set while the resume is written (the lag bound is not applied to it). */
+  private replaying = false;
   private readonly onEnd: (() => void)[] = [];
 
   constructor(private readonly deps: StreamDeps) {}
@@ -62,13 +71,13 @@ export class AlertStream {
    * Last-Event-ID; without it only changes from now on), then live changes as they are delivered.
    */
   async open(resumeAfter: number | undefined): Promise<void> {
-    const { feed, db, settings } = this.deps;
+    const { feed, fanOut, db, settings } = this.deps;
     await feed.start();
     if (this.ended) return;
-    // Everything up to `position` is read here; everything after comes through the subscription.
+    // Everything up to `position` is read here; everything after comes through the fan-out.
     const position = feed.position;
     this.lastSent = position;
-    this.unsubscribe = feed.subscribe((changes) => this.take(changes));
+    this.unsubscribe = fanOut.add(this);
     this.write(retryField());
     if (resumeAfter !== undefined && resumeAfter < position) {
       const missed = await latestChangesBetween(db, resumeAfter, position, settings.maxReplay + 1);
@@ -77,7 +86,10 @@ export class AlertStream {
         this.write(sseEvent(STREAM_EVENTS.reload, { reason: 'too_many_missed', replayed: settings.maxReplay }));
       }
       this.lastSent = resumeAfter;
+      // The replay is bounded by maxReplay: it is sent whole, and the lag bound holds from the next write.
+      this.replaying = true;
       this.send(missed);
+      this.replaying = false;
       this.lastSent = position;
     } else if (resumeAfter !== undefined && resumeAfter > position) {
       if (resumeAfter > (await latestChangeSeq(db))) {
@@ -105,9 +117,17 @@ export class AlertStream {
     for (const listener of this.onEnd.splice(0)) listener();
   }
 
-  private take(changes: readonly AlertChange[]): void {
-    if (this.pending) this.pending.push(...changes);
-    else this.send(changes);
+  /** A run of live changes: its shared bytes when all of it is new to this reader, else change by change. */
+  take(run: ChangeRun): void {
+    if (this.ended) return;
+    if (this.pending) {
+      for (const change of run.changes) this.pending.push(change);
+    } else if (run.firstSeq > this.lastSent) {
+      this.lastSent = run.lastSeq;
+      this.write(run.bytes);
+    } else {
+      this.send(run.changes);
+    }
   }
 
   /** Sends changes in order, each at most once. */
@@ -119,11 +139,13 @@ export class AlertStream {
     }
   }
 
-  private write(text: string): void {
+  private write(data: string | Buffer): void {
     if (this.ended) return;
-    this.body.write(text);
+    this.body.write(data);
     // A reader that does not keep up is dropped rather than buffered without bound; it resumes.
-    if (this.body.writableLength + this.body.readableLength > this.deps.settings.maxBufferedBytes) this.end();
+    if (this.replaying) return;
+    const behind = this.body.writableLength + this.body.readableLength + (this.deps.sentBacklog?.() ?? 0);
+    if (behind > this.deps.settings.maxBufferedBytes) this.end();
   }
 
   private beat(): void {

@@ -5,8 +5,12 @@
 //   403 — every route but the external API's: a valid API key is refused everywhere else (decisions
 //         §4), and session writes also need their CSRF token;
 //   429 — every route: an API key past its minute's budget is refused before anything else;
-//   400, 413, 415 — every write (a malformed or unexpected body, one too large, a content type the
-//         route does not read), and 400 wherever a query string is validated.
+//   413, 415 — every write (a body too large, a content type the route does not read);
+//   400 — every route: the HTTP parser refuses a malformed request, and the router a path it cannot
+//         decode, before any route sees them; writes also refuse a malformed or unexpected body, and
+//         a validated query string a bad parameter;
+//   408, 431 — every route: the HTTP server itself answers a request that does not arrive in time and
+//         one whose headers are too large (client-errors.ts), whatever the operation.
 // An added answer has the shape of the route's own error answers (the Elasticsearch facade has its
 // own), else the service's error model.
 import { Type } from '@fastify/type-provider-typebox';
@@ -16,12 +20,14 @@ import type { Access } from '../auth/access.js';
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 const DESCRIPTIONS: Record<number, string> = {
-  400: 'Malformed request: a parameter or the body is not what the operation takes',
+  400: 'Malformed request: the HTTP request, the path, a parameter or the body is not what the operation takes',
   401: 'Missing, unknown, expired or revoked credentials',
   403: 'Not allowed: role too low, CSRF token missing or wrong, or an API key outside the external API',
   413: 'Request body too large',
+  408: 'The request did not arrive in time (answered by the HTTP server, which then closes the connection)',
   415: 'Content type the operation does not read',
   429: 'Too many requests (an API key past its rate limit; login throttling); see Retry-After',
+  431: 'Request headers too large (answered by the HTTP server, which then closes the connection)',
 };
 
 type Responses = Record<string, unknown>;
@@ -30,11 +36,9 @@ type Responses = Record<string, unknown>;
 export function genericStatuses(route: Pick<RouteOptions, 'method' | 'config' | 'schema'>): number[] {
   const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((m) => m.toUpperCase());
   const access = (route.config as { access?: Access } | undefined)?.access ?? { auth: 'session' };
-  const schema = (route.schema ?? {}) as { querystring?: unknown };
-  const codes = new Set([401, 429]);
+  const codes = new Set([400, 401, 408, 429, 431]);
   if (access.auth !== 'apikey') codes.add(403);
-  if (methods.some((m) => WRITES.has(m))) [400, 413, 415].forEach((c) => codes.add(c));
-  if (schema.querystring !== undefined) codes.add(400);
+  if (methods.some((m) => WRITES.has(m))) [413, 415].forEach((c) => codes.add(c));
   return [...codes].sort();
 }
 

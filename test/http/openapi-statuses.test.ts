@@ -38,6 +38,9 @@ interface Probe {
   headers?: Record<string, string>;
 }
 
+/** Path segments that cannot be Elasticsearch index names (`/api/es/{index}/_bulk` answers them 404). */
+const ODD_INDEX_NAMES = ['_bulk', 'a%2Fb', 'a%20b', '%00', '-x', 'x%23y', '%2A'];
+
 /** A clock that stays put, so every request of the probe falls in one rate-limit window. */
 const clock = new ManualClock('2031-05-01T12:00:05.000Z');
 
@@ -121,6 +124,10 @@ describeEachDatabaseWith('documented statuses', { rateLimit: { now: clock.now } 
       ['a viewer', { client: viewer, method: op.method, url }],
     ];
     if (op.path.includes('{')) probes.push(['unknown ids', { client: through, method: op.method, url: withQuery(op, pathOf(op, 'unknown')) }]);
+    if (op.path.includes('{')) probes.push(['an undecodable path', { client: through, method: op.method, url: withQuery(op, op.path.replace(/\{[a-z_]+\}/g, '%E0%A4%A')) }]);
+    for (const odd of ODD_INDEX_NAMES) {
+      if (op.path.includes('{index}')) probes.push([`the index name ${odd}`, { client: through, method: op.method, url: withQuery(op, op.path.replace('{index}', odd)) }]);
+    }
     for (const param of (op.op.parameters ?? []).filter((p: Json) => p.in === 'query')) {
       const value = badValue(param.schema);
       if (value !== '') probes.push([`a bad ${param.name}`, { client: through, method: op.method, url: withQuery(op, pathOf(op), `${param.name}=${encodeURIComponent(value)}`) }]);

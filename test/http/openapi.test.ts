@@ -259,6 +259,19 @@ describe('OpenAPI document', () => {
     assert.deepEqual(Object.fromEntries(operations.map((o) => [o.key, o.op.operationId])), OPERATION_IDS);
   });
 
+  test('every operation lists the answers the HTTP server gives whatever the operation', () => {
+    // 400 (a request the parser or the router cannot read), 408 (not arrived in time) and 431 (headers
+    // too large) come from the HTTP server before any route runs; 429 from the API-key rate limit.
+    for (const { key, op } of operations) {
+      for (const code of ['400', '401', '408', '429', '431']) assert.ok(op.responses?.[code], `${key}: ${code}`);
+    }
+    // The answers a fuzzer found undocumented, each listed where it occurs.
+    const listed = (k: string) => Object.keys(operations.find((o) => o.key === k)!.op.responses);
+    assert.ok(listed('GET /api/auth/sso/callback').includes('431'));
+    assert.ok(listed('DELETE /api/api_keys/{id}').includes('403'));
+    for (const k of ['POST /api/es/{index}/_bulk', 'PUT /api/es/{index}/_bulk']) assert.ok(listed(k).includes('404'), `${k}: 404 for an odd index name`);
+  });
+
   test('declaring the routes raises no warning', () => {
     assert.deepEqual(warnings.filter((w) => /Fastify/i.test(w)), []);
   });

@@ -14,6 +14,7 @@ import { ingestEvents, type IngestItem } from '../service.js';
 import { patternOfCredentials } from './auth.js';
 import { bulkAnswer } from './bulk-answer.js';
 import { decodeBulk } from './bulk-decode.js';
+import { indexNameProblem } from './index-name.js';
 import { BulkSlots } from './overload.js';
 import { PRODUCT_HEADERS, sendEsError } from './errors.js';
 import { HEALTH_DOCUMENT, LICENSE_DOCUMENT, nodesDocument, rootDocument, xpackDocument } from './info.js';
@@ -218,6 +219,9 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
     // Before the body is read: a wrong token never makes the server buffer up to 10 MiB.
     onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
       patterns.set(request, await patternOfCredentials(ctx, request.headers.authorization));
+      const index = (request.params as { index?: string }).index;
+      const problem = index === undefined ? undefined : indexNameProblem(index);
+      if (problem) throw notFound(`No such index [${index!.slice(0, 200)}]: not a valid index name (${problem})`);
       slots.take(reply);
     },
     schema: {
@@ -227,8 +231,18 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
         ? 'Elasticsearch bulk ingest naming a default index (kept as the _index tag); events go to the ingest token’s index pattern'
         : 'Elasticsearch bulk ingest: events go to the index pattern of the ingest token (Basic password, ApiKey or Bearer)',
       security: BULK_SECURITY,
-      ...(withIndex ? { params: Type.Object({ index: Type.String({ minLength: 1, maxLength: 255 }) }) } : {}),
-      response: { 200: BulkAnswerSchema, ...esErrorResponses(400, 401, 413, 415, 429, 503) },
+      ...(withIndex
+        ? {
+            params: Type.Object({
+              index: Type.String({
+                minLength: 1,
+                maxLength: 255,
+                description: 'An Elasticsearch index name (kept as the _index tag): not "." or "..", not starting with "-", "_" or "+", without \\ / * ? " < > | , # or spaces; else 404',
+              }),
+            }),
+          }
+        : {}),
+      response: { 200: BulkAnswerSchema, ...esErrorResponses(...(withIndex ? [400, 401, 404, 413, 415, 429, 503] : [400, 401, 413, 415, 429, 503])) },
     },
   });
   for (const method of ['POST', 'PUT'] as const) {

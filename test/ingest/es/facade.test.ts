@@ -238,6 +238,32 @@ describeEachDatabase(
       assertEsError(await send('POST', `/api/es/${'x'.repeat(300)}/_bulk`, { body: ndjson({ index: {} }, { a: 1 }), headers: { authorization: `Bearer ${pattern.ingest_token}` } }), 404);
     });
 
+    test('an index in the path that cannot be an index name: 404 saying why, nothing stored', async () => {
+      const cases: Record<string, RegExp> = {
+        'a%2Fb': /must not contain "\/"/,
+        '_bulk': /must not start with/,
+        '-logs': /must not start with/,
+        'a%20b': /spaces or control characters/,
+        '%00': /spaces or control characters/,
+        'x%23y': /must not contain "#"/,
+        '%2A': /must not contain "\*"/,
+        ['%C3%BC'.repeat(200)]: /longer than 255 bytes/,
+      };
+      for (const [index, why] of Object.entries(cases)) {
+        for (const method of ['POST', 'PUT']) {
+          const response = await send(method, `/api/es/${index}/_bulk`, { body: ndjson({ index: {} }, { form: 'odd-index' }), headers: { authorization: `Bearer ${pattern.ingest_token}`, 'content-type': 'application/x-ndjson' } });
+          assertEsError(response, 404);
+          assert.match(response.data.detail, /^No such index \[.*\]: not a valid index name/s, index);
+          assert.match(response.data.detail, why, index);
+        }
+      }
+      assert.equal(await storedWith('form', 'odd-index'), 0);
+      // Upper case and other text are kept as the tag.
+      const upper = await send('POST', '/api/es/Logs-%C3%9C/_bulk', { body: ndjson({ index: {} }, { form: 'upper-index' }), headers: { authorization: `Bearer ${pattern.ingest_token}` } });
+      assert.equal(upper.statusCode, 200, upper.body);
+      assert.equal(upper.data.items[0].index._index, 'Logs-Ü');
+    });
+
     test('bodies over 10 MiB, sent or unzipped, answer 413', async () => {
       const line = ndjson({ index: {} }, { pad: 'p'.repeat(1000) });
       const big = line.repeat(Math.ceil((10 * 1024 * 1024) / line.length) + 1);
