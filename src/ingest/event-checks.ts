@@ -3,7 +3,9 @@
 // is rejected alone with its reason; the rest of its batch goes on.
 import type { Accessor } from '../sigma/index.js';
 
-/** The event's time from the pattern's timestamp field (now when absent or unreadable); null when out of range. */
+const NO_OFFSET = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+
+/** The event's time from the pattern's time fields (event-time-fields.ts; now when absent or unreadable); null when out of range. */
 export function eventTime(timestampField: Accessor, event: Record<string, unknown>, now: Date): Date | null {
   let found: unknown;
   timestampField.each(event, (value) => {
@@ -13,7 +15,8 @@ export function eventTime(timestampField: Accessor, event: Record<string, unknow
   let ms: number | undefined;
   if (typeof found === 'number' && Number.isFinite(found)) ms = Math.abs(found) < 1e12 ? found * 1000 : found;
   else if (typeof found === 'string') {
-    const parsed = Date.parse(found);
+    // A date and time without an offset (NXLog's "2026-11-02 10:00:00") is read as UTC, whatever the server's zone.
+    const parsed = Date.parse(NO_OFFSET.test(found) ? `${found.replace(' ', 'T')}Z` : found);
     if (!Number.isNaN(parsed)) ms = parsed;
   }
   if (ms === undefined) return now;

@@ -17,6 +17,7 @@ import { compileExceptions, type ExceptionSet } from './exceptions/matcher.js';
 import { enabledExceptionSpecs } from './exceptions/store.js';
 import { MAX_TEST_WORK, matchingCost, overTestWork, testTooLarge } from './rule-jobs.js';
 import { MAX_EVENT_CHARS } from '../ingest/service.js';
+import { eventTimeAccessor } from '../ingest/event-time-fields.js';
 
 /** Sample events one correlation test takes. */
 export const MAX_CORRELATION_SAMPLES = 10_000;
@@ -78,7 +79,7 @@ export async function compileTester(ctx: AppContext, sigma: SigmaRule, pattern: 
     top: set.correlations.findIndex((c) => c.input === 0),
     feeders,
     fields: fieldAccessors(set, pattern ? pipelineOf(pattern) : identityPipeline()),
-    timestamp: makeAccessor(pattern?.timestamp_field ?? '@timestamp'),
+    timestamp: pattern ? eventTimeAccessor(pattern) : makeAccessor('@timestamp'),
     shape: shaperOfPattern(pattern),
     // A rule's exceptions count in its matching cost.
     cost: feeders.reduce((sum, f) => sum + matchingCost(f.matcher) + f.excepted.cost, 0),

@@ -67,6 +67,8 @@ describeEachDatabase('presets for NXLog and Sentinel events', (ctx) => {
     const alerts = await ctx.service.db.query<{ rule_id: string; event: Record<string, unknown>; host: string | null }>('SELECT rule_id, event, host FROM alerts WHERE index_pattern = $1 ORDER BY rule_title', ['nxlog']);
     assert.deepEqual(alerts.map((a) => a.rule_id).sort(), [psexec.id, downgrade.id].sort());
     assert.deepEqual(alerts.find((a) => a.rule_id === psexec.id)?.event, events[0], 'the alert keeps the event as sent');
+    const [times] = await ctx.service.db.query<{ event_time: Date }>('SELECT event_time FROM alerts WHERE rule_id = $1', [psexec.id]);
+    assert.equal(times.event_time.toISOString(), '2020-09-21T14:33:10.000Z', "the event's own EventTime (no offset: UTC)");
     const tested = await analyst.post(`/api/rules/${downgrade.id}/test`, { sample_log: nxlogEngine('2.0') });
     assert.equal(tested.data.matches, true, tested.body);
   });
@@ -76,8 +78,9 @@ describeEachDatabase('presets for NXLog and Sentinel events', (ctx) => {
     const rule = await createRule(analyst, { yaml_content: PSEXEC_SERVICE, index_pattern: 'sentinel', deploy: true });
     const response = await ingest(ctx.service, p, [sentinelService('PSEXESVC', '%SystemRoot%\\PSEXESVC.exe'), sentinelService('Appinfo', 'C:\\Windows\\system32\\svchost.exe -k netsvcs')]);
     assert.equal(response.data.alerts_created, 1, response.body);
-    const [alert] = await ctx.service.db.query<{ rule_id: string; matched_conditions: unknown }>('SELECT rule_id, matched_conditions FROM alerts WHERE index_pattern = $1', ['sentinel']);
+    const [alert] = await ctx.service.db.query<{ rule_id: string; matched_conditions: unknown; event_time: Date }>('SELECT rule_id, matched_conditions, event_time FROM alerts WHERE index_pattern = $1', ['sentinel']);
     assert.equal(alert.rule_id, rule.id);
+    assert.equal(alert.event_time.toISOString(), '2024-03-02T10:15:00.123Z', "the row's TimeGenerated");
     const conditions = alert.matched_conditions as Array<Record<string, Record<string, unknown>>>;
     assert.deepEqual(conditions[0], { selection_eid: { Provider_Name: 'Service Control Manager', EventID: 7045 } });
     assert.equal(conditions[1].selection_service.ServiceName, 'PSEXESVC', 'a decoded EventData value');

@@ -41,6 +41,9 @@ export interface Pipeline {
   vars: Record<string, string[]>;
   /** What an unresolved placeholder means: an error (default, as the spec requires) or a wildcard. */
   unresolvedPlaceholders: 'error' | 'wildcard';
+  /** Where the events this pipeline reads carry their own time, tried in order when the index pattern's
+   * timestamp field is absent from an event (before falling back to the arrival time). */
+  timeFields?: string[];
   /** Events in evtx_dump's shape (`{"Event": {"System": …, "EventData": …}}`) are flattened to Sigma's
    * field names before matching (windows-event.ts), for pipelines that read flat Windows events. */
   flattenEvtxDump?: boolean;

@@ -146,6 +146,11 @@ const WINLOGBEAT_LOGSOURCES: LogsourceCondition[] = [
 /** pySigma's ecs_windows maps the fields of Windows rules only; the Winlogbeat presets do the same. */
 const WINDOWS_RULES = { product: 'windows' };
 
+/** Where Windows events carry their time: evtx_dump's JSON (attributes under #attributes or inline), or flattened. */
+const EVTX_TIME_FIELDS = ['Event.System.TimeCreated.#attributes.SystemTime', 'Event.System.TimeCreated.SystemTime', 'TimeCreated', 'UtcTime'];
+/** Where Beats put the time of an event. */
+const BEATS_TIME_FIELDS = ['@timestamp', 'winlog.time_created', 'event.created'];
+
 const PRESETS: Pipeline[] = [
   {
     name: 'sigma-native',
@@ -156,6 +161,7 @@ const PRESETS: Pipeline[] = [
     vars: {},
     unresolvedPlaceholders: 'error',
     flattenEvtxDump: true,
+    timeFields: EVTX_TIME_FIELDS,
   },
   {
     name: 'windows-thor',
@@ -166,6 +172,7 @@ const PRESETS: Pipeline[] = [
     vars: {},
     unresolvedPlaceholders: 'error',
     flattenEvtxDump: true,
+    timeFields: EVTX_TIME_FIELDS,
   },
   {
     name: 'ecs-windows',
@@ -177,6 +184,7 @@ const PRESETS: Pipeline[] = [
     logsources: WINLOGBEAT_LOGSOURCES,
     vars: {},
     unresolvedPlaceholders: 'error',
+    timeFields: BEATS_TIME_FIELDS,
   },
   {
     name: 'winlogbeat-raw',
@@ -187,6 +195,7 @@ const PRESETS: Pipeline[] = [
     logsources: WINLOGBEAT_LOGSOURCES,
     vars: {},
     unresolvedPlaceholders: 'error',
+    timeFields: BEATS_TIME_FIELDS,
   },
   {
     name: 'nxlog-windows',
@@ -198,6 +207,7 @@ const PRESETS: Pipeline[] = [
     vars: {},
     unresolvedPlaceholders: 'error',
     eventShape: 'nxlog',
+    timeFields: ['EventTime', 'EventReceivedTime'],
   },
   {
     name: 'sentinel-windows-event',
@@ -209,6 +219,7 @@ const PRESETS: Pipeline[] = [
     vars: {},
     unresolvedPlaceholders: 'error',
     eventShape: 'sentinel-windows-event',
+    timeFields: ['TimeGenerated', 'TimeCreated'],
   },
 ];
 
