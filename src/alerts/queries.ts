@@ -56,13 +56,14 @@ const ALERT_COLUMNS = `id, rule_id, rule_title, severity, level, status, tags, i
  */
 const SEARCH_TEXT = `(rule_title || ' ' || coalesce(host, '') || ' ' || coalesce("user", '') || ' ' || coalesce(source_ip, '') || ' ' || event::text)`;
 
-export const ALERT_SORT_FIELDS = ['created_at', 'updated_at', 'severity', 'status', 'rule_title', 'host', 'user', 'source_ip', 'risk_score'] as const;
+export const ALERT_SORT_FIELDS = ['created_at', 'updated_at', 'event_time', 'severity', 'status', 'rule_title', 'host', 'user', 'source_ip', 'risk_score'] as const;
 export type AlertSortField = (typeof ALERT_SORT_FIELDS)[number];
 
 /** The column each sort field orders by first (then created_at and id); nullable ones put empty values last. */
 const SORT_KEYS: Record<AlertSortField, { column: string; nullable: boolean } | null> = {
   created_at: null,
   updated_at: null,
+  event_time: { column: 'event_time', nullable: false },
   severity: { column: 'severity_rank', nullable: false },
   status: { column: 'status', nullable: false },
   rule_title: { column: 'rule_title', nullable: false },
@@ -82,6 +83,9 @@ export interface AlertListQuery extends ListQuery {
   source_ip?: string;
   /** 'none' (unassigned) or a user id ('me' is resolved before). */
   assignee?: string;
+  /** The events' own time range (exclusive, like created_after/created_before). */
+  event_after?: string;
+  event_before?: string;
 }
 
 /** The ORDER BY of a list: one direction throughout, so a B-tree index can be read forwards or backwards. */
@@ -123,6 +127,8 @@ export function alertConditions(q: AlertListQuery): Conditions {
   if (q.host) where.add('host = ?', q.host);
   if (q.user) where.add('"user" = ?', q.user);
   if (q.source_ip) where.add('source_ip = ?', q.source_ip);
+  if (q.event_after) where.add(`event_time >= date_trunc('milliseconds', ?::timestamptz) + interval '1 millisecond'`, q.event_after);
+  if (q.event_before) where.add(`event_time < date_trunc('milliseconds', ?::timestamptz + interval '999 microseconds')`, q.event_before);
   if (q.assignee === 'none') where.add('assignee IS NULL');
   else if (q.assignee) where.add('assignee = ?', q.assignee);
   if (q.search) addSearch(where, q.search);
@@ -134,7 +140,8 @@ export function alertConditions(q: AlertListQuery): Conditions {
 export const SEARCH_COUNT_LIMIT = 10_000;
 
 /** True when alert_counts can give the total: no filter beyond status, severity, rule and index pattern. */
-const countable = (q: AlertListQuery) => !q.created_after && !q.created_before && !q.search && !q.host && !q.user && !q.source_ip && !q.assignee;
+const countable = (q: AlertListQuery) =>
+  !q.created_after && !q.created_before && !q.event_after && !q.event_before && !q.search && !q.host && !q.user && !q.source_ip && !q.assignee;
 
 async function countMatches(db: Queryable, where: Conditions): Promise<number> {
   const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM alerts ${where.sql}`, where.params);

@@ -46,6 +46,8 @@ const alertFilters = {
   user: Type.Optional(Entity),
   source_ip: Type.Optional(Entity),
   assignee: Type.Optional(Type.String({ pattern: `^(me|none|${UUID_PATTERN})$`, description: "'me' (the signed-in user), 'none' (unassigned) or a user id" })),
+  event_after: Type.Optional(Timestamp),
+  event_before: Type.Optional(Timestamp),
 };
 
 export const alertListQuery = listQuerySchema(ALERT_SORT_FIELDS, 'created_at', alertFilters);

@@ -47,6 +47,17 @@ describeEachDatabase('event time of alerts', (ctx) => {
     assert.ok(Date.parse(await timeOf('plain', '"none"')) >= before - 1000);
   });
 
+  test('the list sorts by event time and filters on an event-time range', async () => {
+    const list = async (query: string) => (await analyst.get(`/api/alerts?index_pattern=plain&${query}`)).data;
+    const sorted = await list('sort_by=event_time&sort_order=asc&page_size=3');
+    assert.deepEqual(sorted.items.map((a: { event_time: string }) => a.event_time), ['2019-05-12T16:02:41.123Z', '2019-05-12T16:03:00.000Z', '2021-01-01T00:00:00.000Z']);
+    const range = await list('event_after=2019-12-31T23:59:59Z&event_before=2021-02-04T00:00:00Z&sort_by=event_time&sort_order=asc');
+    assert.deepEqual(range.items.map((a: { event_time: string }) => a.event_time), ['2021-01-01T00:00:00.000Z', '2021-02-03T04:05:06.000Z']);
+    assert.equal(range.total, 2);
+    const bad = await analyst.get('/api/alerts?event_after=yesterday');
+    assert.equal(bad.statusCode, 400, bad.body);
+  });
+
   test('a Beats preset reads winlog.time_created when @timestamp is missing', () => {
     const accessor = eventTimeAccessor({ timestamp_field: '@timestamp', preset: 'winlogbeat-raw' });
     const now = new Date();

@@ -17,6 +17,7 @@ import { sql as eventBlocks } from './015-event-blocks.js';
 import { sql as notifications } from './016-notifications.js';
 import { sql as alertSuppression } from './017-alert-suppression.js';
 import { sql as alertAssignee } from './018-alert-assignee.js';
+import { sql as alertEventTimeIndex } from './019-alert-event-time-index.js';
 
 export interface Migration {
   version: number;
@@ -43,4 +44,5 @@ export const migrations: Migration[] = [
   { version: 16, name: 'notifications', sql: notifications },
   { version: 17, name: 'alert suppression', sql: alertSuppression },
   { version: 18, name: 'alert assignee', sql: alertAssignee },
+  { version: 19, name: 'alert event time index', sql: alertEventTimeIndex },
 ];
