@@ -90,17 +90,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
         tags: ['auth'],
         operationId: 'getCurrentUser',
         summary: 'The signed-in user',
-        response: {
-          200: Type.Object({
-            id: Uuid,
-            username: Type.String(),
-            role: StringEnum(ROLES),
-            two_factor_enabled: Type.Boolean(),
-            auth_method: StringEnum(['local', 'sso'] as const),
-            assign_on_acknowledge: Type.Boolean({ description: 'Alerts this user acknowledges without an assignee become theirs' }),
-          }),
-          ...errorResponses(401),
-        },
+        response: { 200: CurrentUserSchema, ...errorResponses(401) },
       },
     },
     async (request) => currentUser(sessionOf(request).user),
@@ -114,17 +104,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
         operationId: 'updateCurrentUserSettings',
         summary: "The signed-in user's own settings",
         body: Type.Object({ assign_on_acknowledge: Type.Boolean() }, { additionalProperties: false }),
-        response: {
-          200: Type.Object({
-            id: Uuid,
-            username: Type.String(),
-            role: StringEnum(ROLES),
-            two_factor_enabled: Type.Boolean(),
-            auth_method: StringEnum(['local', 'sso'] as const),
-            assign_on_acknowledge: Type.Boolean(),
-          }),
-          ...errorResponses(400, 401, 403, 415),
-        },
+        response: { 200: CurrentUserSchema, ...errorResponses(400, 401, 403, 415) },
       },
     },
     async (request) => {
@@ -182,6 +162,15 @@ export function authRoutes(app: App, ctx: AppContext): void {
     },
   );
 }
+
+const CurrentUserSchema = Type.Object({
+  id: Uuid,
+  username: Type.String(),
+  role: StringEnum(ROLES),
+  two_factor_enabled: Type.Boolean(),
+  auth_method: StringEnum(['local', 'sso'] as const),
+  assign_on_acknowledge: Type.Boolean({ description: 'Alerts this user acknowledges without an assignee become theirs' }),
+});
 
 function currentUser(user: UserRow) {
   return {

@@ -7,34 +7,7 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachDatabase, type Client } from '../helpers/service.js';
 import { assertError, createRule, equalsRule, ingest, NIL_UUID, setUpTeam, userAs, type CreatedPattern, type Json } from '../rules/fixtures.js';
-
-const FAILED_LOGON = `title: Failed Logon
-name: failed_logon
-status: test
-logsource:
-  product: windows
-  service: security
-detection:
-  selection:
-    EventID: 4625
-  condition: selection
-level: low
-`;
-
-const BRUTE_FORCE = `title: Many Failed Logons For One User
-name: brute_force
-status: test
-correlation:
-  type: event_count
-  rules:
-    - failed_logon
-  group-by:
-    - TargetUserName
-  timespan: 5m
-  condition:
-    gte: 3
-level: high
-`;
+import { bruteForce, FAILED_LOGON } from '../correlation/rules.js';
 
 describeEachDatabase('alert suppression', (ctx) => {
   let admin: Client;
@@ -169,7 +142,7 @@ describeEachDatabase('alert suppression', (ctx) => {
   test('correlation alerts follow the same setting', async () => {
     const team = await userAs(admin, 'analyst', 'corra');
     await createRule(team, { yaml_content: FAILED_LOGON });
-    const correlation = (await createRule(team, { yaml_content: BRUTE_FORCE, deploy: true })).id as string;
+    const correlation = (await createRule(team, { yaml_content: bruteForce(), deploy: true })).id as string;
     const set = await team.put(`/api/rules/${correlation}/suppression`, { group_by: ['TargetUserName'], window_seconds: 86400 });
     assert.equal(set.statusCode, 200, set.body);
     const failed = (user: string, minute: number) => ({ '@timestamp': `2026-11-20T10:${String(minute).padStart(2, '0')}:00Z`, EventID: 4625, TargetUserName: user });

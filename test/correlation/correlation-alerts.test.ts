@@ -5,35 +5,7 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachDatabase, type Client } from '../helpers/service.js';
 import { assertError, createRule, ingest, setUpTeam, type CreatedPattern, type Json } from '../rules/fixtures.js';
-
-export const FAILED_LOGON = `title: Failed Logon
-name: failed_logon
-id: 0e95725d-7320-415d-80f7-004da920fc11
-status: test
-logsource:
-  product: windows
-  service: security
-detection:
-  selection:
-    EventID: 4625
-  condition: selection
-level: low
-`;
-
-export const bruteForce = (extra = '') => `title: Many Failed Logons For One User
-name: brute_force
-status: test
-correlation:
-  type: event_count
-  rules:
-    - failed_logon
-  group-by:
-    - TargetUserName
-  timespan: 5m
-  condition:
-    gte: 3
-level: high
-${extra}`;
+import { bruteForce, FAILED_LOGON } from './rules.js';
 
 const at = (minute: number, second = 0) => `2026-11-20T10:${String(minute).padStart(2, '0')}:${String(second).padStart(2, '0')}Z`;
 const failed = (user: string, minute: number, second = 0, extra: Record<string, unknown> = {}) => ({ '@timestamp': at(minute, second), EventID: 4625, TargetUserName: user, Computer: 'dc-01', ...extra });
