@@ -28,6 +28,7 @@ import { authRoutes } from '../auth/routes.js';
 import { ssoRoutes } from '../auth/sso/routes.js';
 import { twoFactorRoutes } from '../auth/two-factor/routes.js';
 import { alertRoutes } from '../alerts/routes.js';
+import { alertContextRoutes } from '../alerts/context-routes.js';
 import { auditRoutes } from '../audit/routes.js';
 import { healthRoutes } from '../health/routes.js';
 import { userRoutes } from '../users/routes.js';
@@ -149,6 +150,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   suppressionRoutes(app, ctx);
   testingRoutes(app, ctx);
   alertRoutes(app, ctx);
+  alertContextRoutes(app, ctx);
   statsRoutes(app, ctx);
   apiKeyRoutes(app, ctx);
   notificationRoutes(app, ctx);
