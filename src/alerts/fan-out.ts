@@ -74,11 +74,6 @@ export class AlertFanOut {
     };
   }
 
-  /** Open readers (for tests and metrics). */
-  get size(): number {
-    return this.readers.size;
-  }
-
   private enqueue(changes: readonly AlertChange[]): void {
     for (const change of changes) this.queued.push(change);
     if (!this.pumping) {

@@ -8,7 +8,7 @@ import type { Queryable } from '../db/database.js';
 import { HttpError, tooManyRequests } from '../http/errors.js';
 import type { AlertChangeFeed } from './change-feed.js';
 import { latestChangeSeq, latestChangesBetween, type AlertChange } from './change-store.js';
-import type { AlertFanOut, ChangeRun, RunReader } from './fan-out.js';
+import { runsOf, type AlertFanOut, type ChangeRun, type RunReader } from './fan-out.js';
 import { changeEvent, HEARTBEAT, retryField, sseEvent, STREAM_EVENTS } from './sse.js';
 
 export interface AlertStreamSettings {
@@ -85,10 +85,10 @@ export class AlertStream implements RunReader {
         missed.shift();
         this.write(sseEvent(STREAM_EVENTS.reload, { reason: 'too_many_missed', replayed: settings.maxReplay }));
       }
-      this.lastSent = resumeAfter;
-      // The replay is bounded by maxReplay: it is sent whole, and the lag bound holds from the next write.
+      // The replay is bounded by maxReplay: it is sent whole, in a few runs of bytes, and the lag bound
+      // holds from the next write.
       this.replaying = true;
-      this.send(missed);
+      for (const run of runsOf(missed)) this.write(run.bytes);
       this.replaying = false;
       this.lastSent = position;
     } else if (resumeAfter !== undefined && resumeAfter > position) {
