@@ -20,11 +20,11 @@ const COLUMNS: { key: string; label: string; sort?: string }[] = [
   { key: 'created_at', label: 'Time', sort: 'created_at' },
   { key: 'rule_title', label: 'Rule', sort: 'rule_title' },
   { key: 'status', label: 'Status', sort: 'status' },
+  { key: 'assignee', label: 'Assignee' },
   { key: 'host', label: 'Host', sort: 'host' },
   { key: 'user', label: 'User', sort: 'user' },
   { key: 'source_ip', label: 'Source IP', sort: 'source_ip' },
   { key: 'risk', label: 'Risk', sort: 'risk_score' },
-  { key: 'assignee', label: 'Assignee' },
 ];
 
 export function AlertsPage() {
@@ -331,11 +331,11 @@ export function AlertsPage() {
                   <td>
                     <StatusBadge status={alert.status} />
                   </td>
+                  <td>{alert.assignee_name ?? <span className="muted">Unassigned</span>}</td>
                   <td>{alert.host ?? ''}</td>
                   <td>{alert.user ?? ''}</td>
                   <td className="mono">{alert.source_ip ?? ''}</td>
                   <td>{alert.enrichment ? `${alert.enrichment.risk_score} (${alert.enrichment.risk_level})` : ''}</td>
-                  <td>{alert.assignee_name ?? <span className="muted">Unassigned</span>}</td>
                 </tr>
               ))}
             </tbody>
