@@ -5,7 +5,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { api, errorText } from '../../api';
 import { AssigneeChoice } from '../../components/AssigneeChoice';
 import { closes, offeredMoves, STATUS_LABELS } from '../../format';
-import { ALERT_STATUSES, type AlertStatus } from '../../types';
+import type { AlertStatus } from '../../types';
 import type { ApiFilter } from './filters';
 
 export type BulkTarget = { ids: string[] } | { filter: ApiFilter };
@@ -29,11 +29,14 @@ interface Props {
   onDone(message: string): void;
 }
 
-/** The moves some of the alerts can make, in the order of the triage states. */
+/** The moves in the order offered: forward through triage first, reopening last. */
+const MOVES: AlertStatus[] = ['acknowledged', 'resolved', 'false_positive', 'new'];
+
+/** The moves some of the alerts can make (every move when their statuses are unknown). */
 function movesFor(statuses: AlertStatus[] | undefined): AlertStatus[] {
-  if (!statuses || statuses.length === 0) return [...ALERT_STATUSES];
+  if (!statuses || statuses.length === 0) return MOVES;
   const offered = new Set(statuses.flatMap(offeredMoves));
-  return ALERT_STATUSES.filter((s) => offered.has(s));
+  return MOVES.filter((s) => offered.has(s));
 }
 
 export function describeAnswer(answer: Answer): string {

@@ -30,7 +30,7 @@ export function TriageSetting() {
     <section className="panel" aria-labelledby="triage-setting-title">
       <h2 id="triage-setting-title">Triage</h2>
       <Message text={message?.text} error={message?.error} />
-      <label className="check-label">
+      <label className="inline">
         <input type="checkbox" checked={on} disabled={busy} onChange={(e) => void save(e.target.checked)} />
         Assign alerts to me when I acknowledge them (alerts someone already owns stay theirs)
       </label>
