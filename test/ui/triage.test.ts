@@ -1,8 +1,8 @@
 // Triage at volume in a real browser against a real server: an analyst selects every alert a filter
 // matches (more than a page) and closes the new ones in one step; assigns, unassigns and filters by
 // assignee in the queue and on an alert; turns on "assign on acknowledge" in Settings; groups the queue
-// by host, expands a group and resolves the whole group. Every state passes checkPage (axe, CSP,
-// console, screenshot).
+// by host, expands a group, resolves one group and takes another; an admin gives an alert to an
+// analyst. Every state passes checkPage (axe, CSP, console, screenshot).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -181,10 +181,35 @@ describe('triage at volume in a browser', { skip: missing ?? false, timeout: 300
     const other = await get<Listed>('/api/alerts?host=db-02&status=resolved');
     assert.equal(other.total, 0, 'other groups are untouched');
 
+    // Assigning a whole group: the alerts ana owns already are skipped, the others become hers.
+    await page.locator('tr[data-group-key="db-02"]').getByRole('button', { name: /db-02/ }).click();
+    const before = await get<Listed>('/api/alerts?host=db-02&page_size=100');
+    const mine = before.items.filter((a) => a.assignee === analystId).length;
+    const db02 = page.getByRole('form', { name: 'Change every alert of host db-02' });
+    await db02.getByRole('button', { name: 'Assign to me' }).click();
+    // Which of the 8 low alerts ana took earlier depends on the order of alerts created together.
+    await page.getByText(`${3 - mine} updated${mine ? `, ${mine} skipped (already so, or a move the triage states do not allow)` : ''}`, { exact: true }).waitFor();
+    await ui.checkPage('80-triage-group-assigned');
+    const owners = await get<Listed>('/api/alerts?host=db-02&page_size=100');
+    assert.deepEqual([...new Set(owners.items.map((a) => a.assignee))], [analystId]);
+
     await page.getByLabel('Group by').selectOption('rule_id');
     await page.waitForURL(/group=rule_id/);
     await page.getByRole('button', { name: /Triage low/ }).waitFor();
     assert.equal(await page.locator('tr[data-group-key]').count(), 1);
-    await ui.checkPage('80-triage-groups-by-rule');
+    await ui.checkPage('81-triage-groups-by-rule');
+  });
+
+  test('an admin gives an alert to an analyst from the users list', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await signIn(page, 'admin', ADMIN_PASSWORD);
+    const open = await get<Listed>('/api/alerts?severity=low&host=db-01&assignee=none&page_size=1');
+    const id = open.items[0].id;
+    await page.goto(`${server.url}/alerts/${id}`);
+    await page.getByLabel('Assign to').selectOption({ label: 'ana (analyst)' });
+    await page.getByRole('button', { name: 'Assign', exact: true }).click();
+    await page.locator('dl.fields div', { hasText: 'Assignee' }).getByText('ana', { exact: true }).waitFor();
+    assert.equal((await get<{ assignee: string | null }>(`/api/alerts/${id}`)).assignee, analystId);
+    await ui.checkPage('82-triage-admin-assigns');
   });
 });
