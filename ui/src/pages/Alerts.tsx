@@ -81,7 +81,7 @@ export function AlertsPage() {
       setFresh((n) => n + 1);
     },
     updated: (alert) =>
-      setData((page) => (page ? { ...page, items: page.items.map((a) => (a.id === alert.id ? { ...a, ...alert } : a)) } : page)),
+      setData((page) => (page ? { ...page, items: page.items.map((a) => (a.id === alert.id ? merged(a, alert) : a)) } : page)),
     reload: () => setFresh((n) => Math.max(n, 1)),
   });
 
@@ -331,7 +331,7 @@ export function AlertsPage() {
                   <td>
                     <StatusBadge status={alert.status} />
                   </td>
-                  <td>{alert.assignee_name ?? <span className="muted">Unassigned</span>}</td>
+                  <td>{alert.assignee_name ?? <span className="muted">{alert.assignee ? 'Assigned' : 'Unassigned'}</span>}</td>
                   <td>{alert.host ?? ''}</td>
                   <td>{alert.user ?? ''}</td>
                   <td className="mono">{alert.source_ip ?? ''}</td>
@@ -349,3 +349,9 @@ export function AlertsPage() {
   );
 }
 
+/** A row after a live change: a new owner without a name shows as "Assigned" until the list is read again. */
+function merged(row: Alert, change: Alert): Alert {
+  const next = { ...row, ...change };
+  if (change.assignee !== undefined && change.assignee !== row.assignee && !change.assignee_name) delete next.assignee_name;
+  return next;
+}
