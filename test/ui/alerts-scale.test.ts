@@ -171,7 +171,7 @@ describe('web UI: the alert queue at 100,000 alerts', { skip: missing ?? false, 
         await waitUntil(page, `document.querySelectorAll('tbody tr[data-alert-id]').length === ${Math.min(50, hostMatches)}`);
       },
     );
-    const hosts = (await page.evaluate(`[...document.querySelectorAll('tbody tr[data-alert-id] td:nth-child(6)')].map((td) => td.textContent)`)) as string[];
+    const hosts = (await page.evaluate(`[...document.querySelectorAll('tbody tr[data-alert-id] td:nth-child(7)')].map((td) => td.textContent)`)) as string[];
     assert.deepEqual(new Set(hosts), new Set(['host-042']));
     await page.getByLabel('Search').fill('');
     await timed(

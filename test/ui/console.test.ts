@@ -184,8 +184,9 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
     await page.getByLabel('Add a comment').fill('Looked at it: a test machine.');
     await page.getByRole('button', { name: 'Comment', exact: true }).click();
     await page.getByText('Looked at it: a test machine.').waitFor();
-    // From new, only acknowledging is offered.
-    assert.equal(await page.getByRole('button', { name: 'Mark resolved' }).count(), 0);
+    // From new: acknowledge, or close in one step (acknowledged first); reopening is not offered.
+    await page.getByRole('button', { name: 'Mark false positive' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Reopen as new' }).count(), 0);
     await page.getByRole('button', { name: 'Mark acknowledged' }).click();
     await page.getByRole('button', { name: 'Mark resolved' }).waitFor();
     await page.locator('.page-head .badge', { hasText: 'Acknowledged' }).waitFor();
@@ -252,7 +253,7 @@ describe('web UI in a browser', { skip: missing ?? false }, () => {
   });
 
   test('turns on two-factor login, then signs in with a recovery code; logout ends the session', async () => {
-    await page.getByRole('link', { name: 'Two-factor login' }).click();
+    await page.getByRole('link', { name: 'Your account' }).click();
     await page.getByRole('button', { name: 'Set up two-factor login' }).click();
     await page.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor();
     const secret = (await page.getByLabel('Secret', { exact: true }).textContent())!.trim();

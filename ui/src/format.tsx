@@ -42,3 +42,14 @@ export function allowedMoves(status: AlertStatus): AlertStatus[] {
       return ['new'];
   }
 }
+
+/** The moves offered from a status: the table's, plus closing a new alert in one step (acknowledged first). */
+export function offeredMoves(status: AlertStatus): AlertStatus[] {
+  return status === 'new' ? ['acknowledged', 'resolved', 'false_positive'] : allowedMoves(status);
+}
+
+/** A close of a new alert goes through acknowledged: the request asks for that with `acknowledge_first`. */
+export const closes = (status: AlertStatus) => status === 'resolved' || status === 'false_positive';
+
+/** The button that makes a move. */
+export const moveLabel = (status: AlertStatus) => (status === 'new' ? 'Reopen as new' : `Mark ${STATUS_LABELS[status].toLowerCase()}`);

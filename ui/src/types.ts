@@ -10,6 +10,8 @@ export interface User {
   role: 'admin' | 'analyst' | 'viewer';
   two_factor_enabled?: boolean;
   auth_method?: 'local' | 'sso';
+  /** The signed-in user's own setting: alerts they acknowledge without an owner become theirs. */
+  assign_on_acknowledge?: boolean;
 }
 
 export interface Enrichment {
@@ -39,6 +41,9 @@ export interface Alert {
   occurrences?: number;
   last_seen_at?: string;
   suppression_group?: Record<string, unknown>;
+  /** The owner's user id, null when no one owns the alert; `assignee_name` is their username. */
+  assignee?: string | null;
+  assignee_name?: string;
 }
 
 export interface AlertDetail extends Alert {

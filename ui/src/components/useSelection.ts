@@ -1,5 +1,6 @@
 // Row selection of a paged list (the alert queue, the rules list): select rows one by one, select or
-// unselect every row of the page, clear after a bulk action, and drop what a reload no longer shows.
+// unselect every row of the page, widen a full page to everything the list's filters match, clear
+// after a bulk action, and drop what a reload no longer shows.
 import { useCallback, useMemo, useState } from 'react';
 
 export interface Selection {
@@ -14,6 +15,10 @@ export interface Selection {
   /** The "select all" box: checked selects exactly the page's rows, unchecked clears the selection. */
   setPage(checked: boolean): void;
   clear(): void;
+  /** True when the selection stands for every row the filters match, on every page. */
+  matching: boolean;
+  /** Widens the selection to every matching row (or back to the rows picked); changing the rows picked ends it. */
+  setMatching(on: boolean): void;
   /** Keeps only the ids still listed (after the list reloads). */
   keepOnly(listed: readonly string[]): void;
 }
@@ -21,18 +26,21 @@ export interface Selection {
 /** `pageIds`: the ids of the rows on the page shown now. */
 export function useSelection(pageIds: readonly string[]): Selection {
   const [selected, setSelected] = useState<ReadonlySet<string>>(() => new Set());
+  const [matching, setMatching] = useState(false);
 
-  const toggle = useCallback(
-    (id: string) =>
-      setSelected((current) => {
+  const toggle = useCallback((id: string) => {
+    setMatching(false);
+    setSelected((current) => {
         const next = new Set(current);
         if (next.has(id)) next.delete(id);
         else next.add(id);
         return next;
-      }),
-    [],
-  );
-  const clear = useCallback(() => setSelected((current) => (current.size === 0 ? current : new Set())), []);
+      });
+  }, []);
+  const clear = useCallback(() => {
+    setMatching(false);
+    setSelected((current) => (current.size === 0 ? current : new Set()));
+  }, []);
   const keepOnly = useCallback(
     (listed: readonly string[]) =>
       setSelected((current) => {
@@ -42,7 +50,13 @@ export function useSelection(pageIds: readonly string[]): Selection {
       }),
     [],
   );
-  const setPage = useCallback((checked: boolean) => setSelected(checked ? new Set(pageIds) : new Set()), [pageIds]);
+  const setPage = useCallback(
+    (checked: boolean) => {
+      setMatching(false);
+      setSelected(checked ? new Set(pageIds) : new Set());
+    },
+    [pageIds],
+  );
 
   return useMemo(
     () => ({
@@ -53,8 +67,10 @@ export function useSelection(pageIds: readonly string[]): Selection {
       allOnPage: pageIds.length > 0 && pageIds.every((id) => selected.has(id)),
       setPage,
       clear,
+      matching,
+      setMatching,
       keepOnly,
     }),
-    [selected, pageIds, toggle, setPage, clear, keepOnly],
+    [selected, matching, pageIds, toggle, setPage, clear, keepOnly],
   );
 }

@@ -1,9 +1,11 @@
 // One alert: every field, the event as a tree with the matched fields highlighted, enrichment, the
-// comment thread, the status moves allowed from its current state, and exceptions from a field.
+// comment thread, the status moves allowed from its current state (a new alert closes in one step, acknowledged
+// first), its owner, and exceptions from a field.
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { api, errorText, type Page } from '../api';
 import { EventTree, type FieldPick } from '../components/EventTree';
-import { allowedMoves, formatTime, SeverityBadge, StatusBadge, STATUS_LABELS } from '../format';
+import { AssigneeChoice } from '../components/AssigneeChoice';
+import { closes, formatTime, moveLabel, offeredMoves, SeverityBadge, StatusBadge } from '../format';
 import { Link } from '../router';
 import { canTriage, useSession } from '../session';
 import type { AlertDetail, AlertStatus, Comment } from '../types';
@@ -68,6 +70,7 @@ export function AlertDetailPage({ id }: { id: string }) {
     ['Matches', (alert.occurrences ?? 1) > 1 ? `${alert.occurrences}, the last ${formatTime(alert.last_seen_at)}` : undefined],
     ['Grouped by', alert.suppression_group ? Object.entries(alert.suppression_group).map(([f, v]) => `${f} = ${v === null ? '(none)' : String(v)}`).join(', ') : undefined],
     ['Events', (alert.event_ids?.length ?? 0) > 1 ? <EventIds ids={alert.event_ids!} total={alert.occurrences ?? alert.event_ids!.length} /> : undefined],
+    ['Assignee', alert.assignee_name ?? 'Unassigned'],
     ['Acknowledged', alert.acknowledged_at ? `${formatTime(alert.acknowledged_at)} by ${alert.acknowledged_by ?? ''}` : undefined],
     ['Alert id', <code>{alert.id}</code>],
   ];
@@ -152,11 +155,12 @@ function StatusActions({ alert, onChanged }: { alert: AlertDetail; onChanged(): 
   const [comment, setComment] = useState('');
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const move = async (status: AlertStatus) => {
+  const change = async (body: { status: AlertStatus } | { assignee: string | null }) => {
     setBusy(true);
     setMessage(null);
     try {
-      await api.patch(`/api/alerts/${alert.id}`, { status, ...(comment.trim() ? { comment: comment.trim() } : {}) });
+      const closing = 'status' in body && alert.status === 'new' && closes(body.status);
+      await api.patch(`/api/alerts/${alert.id}`, { ...body, ...(closing ? { acknowledge_first: true } : {}), ...(comment.trim() ? { comment: comment.trim() } : {}) });
       setComment('');
       await onChanged();
     } catch (e) {
@@ -173,12 +177,15 @@ function StatusActions({ alert, onChanged }: { alert: AlertDetail; onChanged(): 
         <textarea rows={2} maxLength={10000} value={comment} onChange={(e) => setComment(e.target.value)} />
       </label>
       <div className="button-row">
-        {allowedMoves(alert.status).map((status) => (
-          <button key={status} type="button" disabled={busy} onClick={() => void move(status)}>
-            {status === 'new' ? 'Reopen as new' : `Mark ${STATUS_LABELS[status].toLowerCase()}`}
+        {offeredMoves(alert.status).map((status) => (
+          <button key={status} type="button" disabled={busy} onClick={() => void change({ status })}>
+            {moveLabel(status)}
           </button>
         ))}
       </div>
+      {alert.status === 'new' && <p className="muted">Resolving or marking a new alert a false positive acknowledges it first; both moves are recorded.</p>}
+      <h3>Owner</h3>
+      <AssigneeChoice current={alert.assignee ?? null} disabled={busy} onAssign={(assignee) => void change({ assignee })} />
       {message && (
         <p className="error" role="alert">
           {message}

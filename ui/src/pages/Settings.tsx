@@ -11,6 +11,7 @@ import { FieldMappings } from './settings/FieldMappings';
 import { IndexPatterns } from './settings/IndexPatterns';
 import { Notifications } from './settings/notifications/Notifications';
 import { PasswordChange } from './settings/PasswordChange';
+import { TriageSetting } from './settings/TriageSetting';
 import { TwoFactor } from './settings/TwoFactor';
 import { Users } from './settings/Users';
 
@@ -18,7 +19,7 @@ const TABS = [
   { id: 'index-patterns', label: 'Index patterns' },
   { id: 'api-keys', label: 'API keys' },
   { id: 'threat-intel', label: 'Threat intel' },
-  { id: 'security', label: 'Two-factor login' },
+  { id: 'security', label: 'Your account' },
   { id: 'users', label: 'Users', admin: true },
   { id: 'notifications', label: 'Notifications', admin: true },
   { id: 'audit', label: 'Audit log', admin: true },
@@ -48,6 +49,7 @@ export function SettingsPage({ tab }: { tab: string }) {
         <>
           <TwoFactor />
           <PasswordChange />
+          <TriageSetting />
         </>
       )}
       {tab === 'users' && admin && <Users self={user!} />}
