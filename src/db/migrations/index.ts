@@ -15,6 +15,7 @@ import { sql as alertStatusSeverityIndex } from './013-alert-status-severity-ind
 import { sql as correlationRules } from './014-correlation-rules.js';
 import { sql as eventBlocks } from './015-event-blocks.js';
 import { sql as notifications } from './016-notifications.js';
+import { sql as correlationState } from './017-correlation-state.js';
 
 export interface Migration {
   version: number;
@@ -39,4 +40,5 @@ export const migrations: Migration[] = [
   { version: 14, name: 'correlation rules', sql: correlationRules },
   { version: 15, name: 'event blocks', sql: eventBlocks },
   { version: 16, name: 'notifications', sql: notifications },
+  { version: 17, name: 'correlation state', sql: correlationState },
 ];

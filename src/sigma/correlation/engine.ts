@@ -20,7 +20,9 @@
 // - Bounds. maxGroups live groups per correlation (new ones refused past it, after dropping groups whose
 //   windows can no longer fire), maxInputsPerGroup inputs per window (oldest dropped), maxPending inputs
 //   waiting for the lateness bound (oldest evaluated early; nothing older is accepted afterwards).
-// The state is a plain JSON object, changed in place by feed/advance/flush.
+// The state is a plain JSON object, changed in place by feed/advance/flush. It may hold only part of the
+// windows and waiting inputs (a service storing them per group, state-parts.ts): those a batch can reach
+// (reach.ts); `groupCount` and `pendingStored` count the rest, and a sweep drops only groups held.
 import { push, size, trim, windowValue } from './window.js';
 import { holds } from './condition.js';
 import { refKey } from './compile.js';
@@ -43,11 +45,12 @@ export function newState(set: CorrelationSet): EngineState {
   };
 }
 
-function refsOf(ruleRef: string | readonly string[]): string[] {
+export function refsOf(ruleRef: string | readonly string[]): string[] {
   return typeof ruleRef === 'string' ? [ruleRef] : [...ruleRef];
 }
 
-function targetsOf(set: CorrelationSet, refs: readonly string[]): Target[] {
+/** The correlations (and their `rules` positions) an input of these references feeds. */
+export function targetsOf(set: CorrelationSet, refs: readonly string[]): Target[] {
   const out: Target[] = [];
   for (const r of refs) {
     for (const t of set.targets.get(refKey(r)) ?? []) {
@@ -92,6 +95,21 @@ export function feed(set: CorrelationSet, state: EngineState, match: RuleMatch):
     }
     return result;
   }
+  insertPending(state.pending, waitingInput(set, match, targets, state.seq++));
+  state.clock = state.clock === null ? match.time : Math.max(state.clock, match.time);
+  release(set, state, state.clock - set.options.latenessMs, result);
+  // Too many waiting: the oldest are evaluated now (and nothing older is accepted from then on).
+  while (state.pending.length + (state.pendingStored ?? 0) > set.options.maxPending) {
+    const oldest = state.pending.shift();
+    if (oldest === undefined) throw new Error('the oldest waiting input is not held in the state');
+    evaluate(set, state, oldest, result);
+  }
+  return result;
+}
+
+/** A match as it waits for the lateness bound: only the fields its correlations read are kept. */
+export function waitingInput(set: CorrelationSet, match: RuleMatch, targets: readonly Target[], seq: number): PendingInput {
+  const refs = refsOf(match.ruleRef);
   const f: Record<string, JsonValue> = {};
   for (const t of targets) {
     for (const name of neededFields(set.correlations[t.correlation], t.entries, refs)) {
@@ -100,12 +118,7 @@ export function feed(set: CorrelationSet, state: EngineState, match: RuleMatch):
       if (v !== undefined) f[name] = v;
     }
   }
-  insertPending(state.pending, { t: match.time, s: state.seq++, refs, id: String(match.eventId), f });
-  state.clock = state.clock === null ? match.time : Math.max(state.clock, match.time);
-  release(set, state, state.clock - set.options.latenessMs, result);
-  // Too many waiting: the oldest are evaluated now (and nothing older is accepted from then on).
-  while (state.pending.length > set.options.maxPending) evaluate(set, state, state.pending.shift()!, result);
-  return result;
+  return { t: match.time, s: seq, refs, id: String(match.eventId), f };
 }
 
 /** Move the event clock to `time` (if later) without an input, evaluating what is past the lateness. */
