@@ -192,7 +192,7 @@ function step(set: CorrelationSet, state: EngineState, w: Work, result: FeedResu
   const from = w.t - c.timespanMs;
   let g = Object.hasOwn(cs.groups, id) ? cs.groups[id] : undefined;
   if (g === undefined) {
-    if (cs.groupCount >= set.options.maxGroups) sweep(cs, from);
+    if (cs.groupCount >= set.options.maxGroups) sweep(cs, from, w.t);
     if (cs.groupCount >= set.options.maxGroups) {
       cs.refusedInputs++;
       if (!cs.capWarned) {
@@ -251,8 +251,10 @@ function step(set: CorrelationSet, state: EngineState, w: Work, result: FeedResu
  */
 const keptSince = new WeakMap<CorrelationState, number>();
 
-/** Drop the groups whose newest input is older than `from`: no later input can share a window with it. */
-function sweep(cs: CorrelationState, from: number): void {
+/** Drop the groups whose newest input is older than `from`: no later input can share a window with it.
+ * `now` is the time of the input sweeping: a group created after the sweep has its newest input at or
+ * after it (so a sweep that keeps no group does not stop the next ones). */
+function sweep(cs: CorrelationState, from: number, now: number): void {
   const kept = keptSince.get(cs);
   if (kept !== undefined && from <= kept) return;
   let oldest = Infinity;
@@ -263,5 +265,5 @@ function sweep(cs: CorrelationState, from: number): void {
       cs.groupCount--;
     } else if (newest < oldest) oldest = newest;
   }
-  keptSince.set(cs, oldest);
+  keptSince.set(cs, Math.min(oldest, now));
 }
