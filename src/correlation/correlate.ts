@@ -40,7 +40,7 @@ export interface Correlated {
 }
 
 /** Feeds the inputs to the plan's correlations; answers the alert drafts of their firings. */
-export async function correlate(tx: Queryable, pattern: IndexPatternRow, plan: CorrelationPlan, inputs: CorrelationInput[]): Promise<Correlated> {
+export async function correlate(owner: object, tx: Queryable, pattern: IndexPatternRow, plan: CorrelationPlan, inputs: CorrelationInput[]): Promise<Correlated> {
   const relevant = inputs.filter((i) => plan.feeders.has(i.draft.ruleId));
   const warnings: string[] = [];
   if (relevant.length === 0) return { alerts: [], warnings };
@@ -53,7 +53,7 @@ export async function correlate(tx: Queryable, pattern: IndexPatternRow, plan: C
       return refs ? [{ ruleRef: refs, eventId: input.draft.eventHash, time: input.draft.eventTime.getTime(), fields: projectFields(planned.fields, input.event) }] : [];
     });
   const fed = fedBy.map((planned) => ({ planned, matches: matchesOf(planned) }));
-  const opened = await openStates(tx, fed.map(({ planned, matches }) => ({ id: planned.id, set: planned.set, matches })));
+  const opened = await openStates(owner, tx, fed.map(({ planned, matches }) => ({ id: planned.id, set: planned.set, matches })));
   const firings: { planned: PlannedCorrelation; firing: Firing }[] = [];
   const keep = (planned: PlannedCorrelation, out: FeedResult) => {
     for (const firing of out.firings) if (firing.correlation.index === planned.top) firings.push({ planned, firing });

@@ -6,12 +6,14 @@
 // that expired deleted by index. So a chunk costs what it touches, not what the state holds, and a
 // restart or another instance loses no window. A head of other rules or options (a new version
 // deployed, another lateness) starts over empty; a whole state saved before migration 17 is split into
-// parts the first time it is fed.
+// parts the first time it is fed. Each service keeps the windows it last read or wrote in memory, with
+// the head's revision: while no other instance wrote the correlation since, those are current and are
+// not read again (after a rolled-back transaction, forgetStates drops them).
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import {
   asWaiting, fromParts, headOf, headText, isHeadText, newState, newestOf, parseHead, parseWaiting, parseWindow, restore, waitingReached, waitingText, windowsReached, windowText,
-  type CorrelationSet, type EngineState, type RuleMatch, type StateHead, type StoredWindow,
+  type CorrelationSet, type EngineState, type GroupState, type RuleMatch, type StateHead, type StoredWindow,
 } from '../sigma/index.js';
 import { clearParts, deleteWaiting, deleteWindows, expireWindows, lockHeads, readExpiring, readWaiting, readWindows, writeHead, writeWaiting, writeWindows, type HeadRow, type WindowKey, type WindowRow } from './state-store.js';
 
@@ -34,6 +36,29 @@ export function groupHash(id: string): string {
   return createHash('sha256').update(id).digest('hex');
 }
 
+/** The windows a service holds of a correlation, as of a revision of its head. */
+interface Held {
+  revision: number;
+  fingerprint: string;
+  /** By member and group identity (windowKey). */
+  windows: Map<string, GroupState>;
+}
+
+const held = new WeakMap<object, Map<string, Held>>();
+
+function heldBy(owner: object): Map<string, Held> {
+  let states = held.get(owner);
+  if (!states) held.set(owner, (states = new Map()));
+  return states;
+}
+
+const windowKey = (member: number, id: string) => `${member}\u0000${id}`;
+
+/** Forgets the windows held in memory (after a transaction that fed them was rolled back). */
+export function forgetStates(owner: object): void {
+  held.delete(owner);
+}
+
 /** What was read of one correlation's state, to write back what changed. */
 interface Opened {
   set: CorrelationSet;
@@ -47,13 +72,21 @@ interface Opened {
   /** Sequence numbers of the waiting inputs read, and the first sequence number of this chunk. */
   waitingRead: Set<number>;
   seqBefore: number;
+  /** The windows held in memory, updated once saved. */
+  held: Held;
 }
 
-/** Locks and reads the states of these correlations inside `tx`. */
-export async function openStates(tx: Queryable, fed: Fed[]): Promise<OpenedStates> {
+/** Locks and reads the states of these correlations inside `tx`; `owner` (a service) holds what it read. */
+export async function openStates(owner: object, tx: Queryable, fed: Fed[]): Promise<OpenedStates> {
   const heads = await lockHeads(tx, fed.map((f) => f.id));
   const opened = new Map<string, Opened>();
-  for (const f of [...fed].sort((a, b) => (a.id < b.id ? -1 : 1))) opened.set(f.id, await openOne(tx, f, heads.get(f.id)!));
+  const holding = heldBy(owner);
+  for (const f of [...fed].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+    const row = heads.get(f.id)!;
+    let h = holding.get(f.id);
+    if (!h || h.revision !== row.revision || h.fingerprint !== f.set.fingerprint) holding.set(f.id, (h = { revision: row.revision, fingerprint: f.set.fingerprint, windows: new Map() }));
+    opened.set(f.id, await openOne(tx, f, row, h));
+  }
   return {
     states: new Map([...opened].map(([id, o]) => [id, o.state])),
     async save() {
@@ -62,8 +95,11 @@ export async function openStates(tx: Queryable, fed: Fed[]): Promise<OpenedState
   };
 }
 
-async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow): Promise<Opened> {
-  const whole = (state: EngineState): Opened => ({ set, revision: row.revision, state, whole: true, reached: [], read: [], waitingRead: new Set(), seqBefore: state.seq });
+async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow, held: Held): Promise<Opened> {
+  const whole = (state: EngineState): Opened => {
+    held.windows.clear();
+    return { set, revision: row.revision, state, whole: true, reached: [], read: [], waitingRead: new Set(), seqBefore: state.seq, held };
+  };
   if (row.state !== '' && !isHeadText(row.state)) {
     // A whole state saved before migration 17 (no parts stored): continued, then saved in parts.
     try {
@@ -86,31 +122,44 @@ async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow): 
   // Windows that can no longer fire: every input still to come is at or after the floor.
   if (head.floor !== null) {
     const floor = head.floor;
-    const gone = await expireWindows(tx, id, set.correlations.map((c, member) => ({ member, before: floor - c.timespanMs })));
+    const bounds = set.correlations.map((c, member) => ({ member, before: floor - c.timespanMs }));
+    const gone = await expireWindows(tx, id, bounds);
     for (const [member, n] of gone) head.correlations[member].groupCount -= n;
+    if (gone.size > 0) for (const [k, g] of held.windows) if (newestOf(g) < bounds[Number(k.slice(0, k.indexOf('\u0000')))].before) held.windows.delete(k);
   }
   const batch = asWaiting(set, matches);
   const due = waitingReached(set, head.clock, head.waiting, batch);
   const waiting = head.waiting > 0 && (due.upTo !== null || due.oldest > 0) ? (await readWaiting(tx, id, due.upTo, due.oldest)).map(parseWaiting) : [];
   const reached = windowsReached(set, [...waiting, ...batch]);
-  const keys: WindowKey[] = reached.flatMap((ids, member) => [...ids].map((g) => ({ member, hash: groupHash(g) })));
+  // What is held in memory is current (the revision is the one it was saved or read at): only the rest is read.
+  const windows: StoredWindow[] = [];
+  const read = set.correlations.map(() => new Set<string>());
+  const keys: WindowKey[] = [];
+  reached.forEach((ids, member) => {
+    for (const g of ids) {
+      const window = held.windows.get(windowKey(member, g));
+      if (window === undefined) keys.push({ member, hash: groupHash(g) });
+      else {
+        read[member].add(g);
+        windows.push({ correlation: member, id: g, window });
+      }
+    }
+  });
   const rows = await readWindows(tx, id, keys);
   // At the group cap a new group sweeps the windows that expired by then: those are read too.
   for (const [member, c] of set.correlations.entries()) {
     if (due.clock !== null && head.correlations[member].groupCount + reached[member].size > set.options.maxGroups) rows.push(...(await readExpiring(tx, id, member, due.clock - c.timespanMs)));
   }
-  const read = set.correlations.map(() => new Set<string>());
-  const windows: StoredWindow[] = [];
   for (const r of rows) {
     if (read[r.member].has(r.group_id)) continue;
     read[r.member].add(r.group_id);
-    const window = windowOf(r);
+    const window = held.windows.get(windowKey(r.member, r.group_id)) ?? windowOf(r);
     // An unreadable window is dropped (deleted on save, as if it had expired).
     if (window === null) head.correlations[r.member].groupCount--;
     else windows.push({ correlation: r.member, id: r.group_id, window });
   }
   const state = fromParts(set, head, windows, waiting);
-  return { set, revision: row.revision, state, whole: false, reached, read, waitingRead: new Set(waiting.map((w) => w.s)), seqBefore: state.seq };
+  return { set, revision: row.revision, state, whole: false, reached, read, waitingRead: new Set(waiting.map((w) => w.s)), seqBefore: state.seq, held };
 }
 
 function windowOf(row: WindowRow): StoredWindow['window'] | null {
@@ -133,8 +182,15 @@ async function saveOne(tx: Queryable, id: string, o: Opened): Promise<void> {
         throw new Error(`correlation state: a window outside the chunk's reach was stepped into (member ${member})`);
       }
       writes.push({ member, hash: groupHash(g), id: g, newest: newestOf(window), text: windowText(window) });
+      o.held.windows.set(windowKey(member, g), window);
     }
-    if (!o.whole) for (const g of o.read[member]) if (!Object.hasOwn(cs.groups, g)) deletes.push({ member, hash: groupHash(g) });
+    if (!o.whole) {
+      for (const g of o.read[member]) {
+        if (Object.hasOwn(cs.groups, g)) continue;
+        deletes.push({ member, hash: groupHash(g) });
+        o.held.windows.delete(windowKey(member, g));
+      }
+    }
   });
   await deleteWindows(tx, id, deletes);
   await writeWindows(tx, id, writes);
@@ -142,4 +198,5 @@ async function saveOne(tx: Queryable, id: string, o: Opened): Promise<void> {
   await deleteWaiting(tx, id, [...o.waitingRead].filter((s) => !waiting.has(s)));
   await writeWaiting(tx, id, state.pending.filter((p) => o.whole || p.s >= o.seqBefore).map((p) => ({ seq: p.s, t: p.t, text: waitingText(p) })));
   await writeHead(tx, id, o.set.fingerprint, o.revision + 1, headText(headOf(state)));
+  o.held.revision = o.revision + 1;
 }

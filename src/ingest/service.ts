@@ -20,6 +20,7 @@ import { eventHash } from './event-hash.js';
 import { countFields, recordFields } from './field-catalogue.js';
 import { correlationPlan, type CorrelationPlan } from '../correlation/plan.js';
 import { correlate } from '../correlation/correlate.js';
+import { forgetStates } from '../correlation/states.js';
 
 export interface IngestItem {
   /** Position of the event in the request (reported back with its error). */
@@ -165,27 +166,32 @@ async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: P
   if (accepted.length === 0) return 0;
   const plan = await chunk.planning;
   if (plan) warnings.push(...plan.takeWarnings());
-  return ctx.db.transaction(async (tx) => {
-    // Sent together, without waiting for each other's answers: the database runs them in order.
-    // The catalogue counts stored events; the chunk's counts assume every event is new, and the
-    // repeats (kept once) are taken back below. The matched rules are read here rather than before
-    // the transaction, where a read waits for every chunk being written.
-    const storing = ctx.history.store(tx, pattern.id, accepted);
-    const counting = recordFields(tx, pattern.id, chunk.fields);
-    // Observed below; a failure meanwhile must not count as unhandled.
-    for (const pending of [storing, counting]) pending.catch(() => {});
-    const { alerts, seen } = draftAlerts(matches, await matchedRules(tx, matches.ruleIds), ctx.enricher, pattern, accepted);
-    const [stored, , created] = await Promise.all([storing, counting, insertAlerts(tx, plan ? alerts.filter((a) => !plan.silenced.has(a.ruleId)) : alerts)]);
-    const isNew = new Set(stored);
-    const repeats = accepted.filter((e) => !stored.delete(e.hash));
-    if (repeats.length > 0) await recordFields(tx, pattern.id, countFields(repeats.map((e) => e.event)), -1);
-    if (!plan) return created;
-    // Only events stored for the first time count in correlation windows.
-    const inputs = alerts.flatMap((draft, i) => (isNew.has(draft.eventHash) ? [{ draft, event: seen[i] }] : []));
-    const correlated = await correlate(tx, pattern, plan, inputs);
-    warnings.push(...correlated.warnings);
-    return created + (await insertAlerts(tx, correlated.alerts));
-  });
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      // Sent together, without waiting for each other's answers: the database runs them in order.
+      // The catalogue counts stored events; the chunk's counts assume every event is new, and the
+      // repeats (kept once) are taken back below. The matched rules are read here rather than before
+      // the transaction, where a read waits for every chunk being written.
+      const storing = ctx.history.store(tx, pattern.id, accepted);
+      const counting = recordFields(tx, pattern.id, chunk.fields);
+      // Observed below; a failure meanwhile must not count as unhandled.
+      for (const pending of [storing, counting]) pending.catch(() => {});
+      const { alerts, seen } = draftAlerts(matches, await matchedRules(tx, matches.ruleIds), ctx.enricher, pattern, accepted);
+      const [stored, , created] = await Promise.all([storing, counting, insertAlerts(tx, plan ? alerts.filter((a) => !plan.silenced.has(a.ruleId)) : alerts)]);
+      const isNew = new Set(stored);
+      const repeats = accepted.filter((e) => !stored.delete(e.hash));
+      if (repeats.length > 0) await recordFields(tx, pattern.id, countFields(repeats.map((e) => e.event)), -1);
+      if (!plan) return created;
+      // Only events stored for the first time count in correlation windows.
+      const inputs = alerts.flatMap((draft, i) => (isNew.has(draft.eventHash) ? [{ draft, event: seen[i] }] : []));
+      const correlated = await correlate(ctx, tx, pattern, plan, inputs);
+      warnings.push(...correlated.warnings);
+      return created + (await insertAlerts(tx, correlated.alerts));
+    });
+  } catch (error) {
+    if (plan) forgetStates(ctx);
+    throw error;
+  }
 }
 
 /** The answer to a request that failed after some of its chunks were committed: it says how many
