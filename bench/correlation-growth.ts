@@ -62,7 +62,7 @@ async function timed(service: BenchService, work: () => Promise<unknown>): Promi
   return { ms, healthMs };
 }
 
-const STATE_SQL = `SELECT coalesce(sum(pg_total_relation_size(t)), 0)::bigint AS bytes FROM unnest(ARRAY['correlation_states', 'correlation_windows', 'correlation_waiting']) AS t
+const STATE_SQL = `SELECT coalesce(sum(pg_total_relation_size(t)), 0)::bigint AS bytes FROM unnest(ARRAY['correlation_states', 'correlation_windows', 'correlation_window_inputs', 'correlation_waiting']) AS t
   WHERE to_regclass(t) IS NOT NULL`;
 
 export async function correlationGrowthBench(): Promise<void> {

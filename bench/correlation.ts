@@ -156,9 +156,9 @@ interface Outcome {
 
 const OUTCOME_SQL = {
   alerts: `SELECT count(*)::int AS n FROM alerts a JOIN rules r ON r.id = a.rule_id WHERE r.rule_type = 'correlation'`,
-  states: `SELECT state, (SELECT coalesce(sum(length(window_state)), 0) FROM correlation_windows w WHERE w.rule_id = s.rule_id)
+  states: `SELECT state, (SELECT coalesce(sum(length(input)), 0) FROM correlation_window_inputs w WHERE w.rule_id = s.rule_id)
     + (SELECT coalesce(sum(length(input)), 0) FROM correlation_waiting p WHERE p.rule_id = s.rule_id) AS parts FROM correlation_states s`,
-  table: `SELECT (pg_total_relation_size('correlation_states') + pg_total_relation_size('correlation_windows') + pg_total_relation_size('correlation_waiting'))::bigint AS bytes`,
+  table: `SELECT (pg_total_relation_size('correlation_states') + pg_total_relation_size('correlation_windows') + pg_total_relation_size('correlation_window_inputs') + pg_total_relation_size('correlation_waiting'))::bigint AS bytes`,
 };
 
 /** What the correlations did, read from the database once the posting is over (the service stops on the embedded one). */

@@ -6,16 +6,20 @@
 // that expired deleted by index. So a chunk costs what it touches, not what the state holds, and a
 // restart or another instance loses no window. A head of other rules or options (a new version
 // deployed, another lateness) starts over empty; a whole state saved before migration 17 is split into
-// parts the first time it is fed. Each service keeps the windows it last read or wrote in memory, with
+// parts the first time it is fed. A window's inputs are rows of their own, numbered: a chunk appends
+// the inputs it adds and deletes those cut off, so a touched window is not rewritten whole. Each service keeps the windows it last read or wrote in memory, with
 // the head's revision: while no other instance wrote the correlation since, those are current and are
 // not read again (after a rolled-back transaction, forgetStates drops them).
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import {
-  asWaiting, fromParts, headOf, headText, isHeadText, newState, newestOf, parseHead, parseWaiting, parseWindow, restore, waitingReached, waitingText, windowsReached, windowText,
-  type CorrelationSet, type EngineState, type GroupState, type RuleMatch, type StateHead, type StoredWindow,
+  asWaiting, entryText, fromParts, groupKeyText, headOf, headText, isHeadText, liveEntries, newState, newestOf, parseEntry, parseHead, parseWaiting, restore, waitingReached, waitingText, windowFrom, windowsReached,
+  type CorrelationSet, type EngineState, type GroupState, type RuleMatch, type StateHead, type StoredWindow, type WindowEntry,
 } from '../sigma/index.js';
-import { clearParts, deleteWaiting, deleteWindows, expireWindows, lockHeads, readExpiring, readWaiting, readWindows, writeHead, writeWaiting, writeWindows, type HeadRow, type WindowKey, type WindowRow } from './state-store.js';
+import {
+  clearParts, deleteWaiting, deleteWindows, dropInputs, expireWindows, lockHeads, readExpiring, readInputs, readWaiting, readWindows, writeHead, writeInputs, writeWaiting, writeWindows,
+  type HeadRow, type InputWrite, type WindowKey, type WindowRow, type WindowWrite,
+} from './state-store.js';
 
 /** A correlation a chunk feeds: its engine set and its matches (in the order they will be fed). */
 export interface Fed {
@@ -36,13 +40,23 @@ export function groupHash(id: string): string {
   return createHash('sha256').update(id).digest('hex');
 }
 
+/** A window as stored: its inputs are numbered from `first` (the first live one) to `next` (excluded). */
+interface StoredNumbers {
+  window: GroupState;
+  first: number;
+  next: number;
+}
+
 /** The windows a service holds of a correlation, as of a revision of its head. */
 interface Held {
   revision: number;
   fingerprint: string;
   /** By member and group identity (windowKey). */
-  windows: Map<string, GroupState>;
+  windows: Map<string, StoredNumbers>;
 }
+
+/** The window inputs that are stored (rows of correlation_window_inputs); the others are new. */
+const storedInputs = new WeakSet<WindowEntry>();
 
 const held = new WeakMap<object, Map<string, Held>>();
 
@@ -74,6 +88,8 @@ interface Opened {
   seqBefore: number;
   /** The windows held in memory, updated once saved. */
   held: Held;
+  /** The stored numbering of the windows read or held, and how many live inputs they had. */
+  numbers: Map<string, { first: number; next: number; live: number }>;
 }
 
 /** Locks and reads the states of these correlations inside `tx`; `owner` (a service) holds what it read. */
@@ -98,7 +114,7 @@ export async function openStates(owner: object, tx: Queryable, fed: Fed[]): Prom
 async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow, held: Held): Promise<Opened> {
   const whole = (state: EngineState): Opened => {
     held.windows.clear();
-    return { set, revision: row.revision, state, whole: true, reached: [], read: [], waitingRead: new Set(), seqBefore: state.seq, held };
+    return { set, revision: row.revision, state, whole: true, reached: [], read: [], waitingRead: new Set(), seqBefore: state.seq, held, numbers: new Map() };
   };
   if (row.state !== '' && !isHeadText(row.state)) {
     // A whole state saved before migration 17 (no parts stored): continued, then saved in parts.
@@ -125,7 +141,7 @@ async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow, h
     const bounds = set.correlations.map((c, member) => ({ member, before: floor - c.timespanMs }));
     const gone = await expireWindows(tx, id, bounds);
     for (const [member, n] of gone) head.correlations[member].groupCount -= n;
-    if (gone.size > 0) for (const [k, g] of held.windows) if (newestOf(g) < bounds[Number(k.slice(0, k.indexOf('\u0000')))].before) held.windows.delete(k);
+    if (gone.size > 0) for (const [k, h] of held.windows) if (newestOf(h.window) < bounds[Number(k.slice(0, k.indexOf('\u0000')))].before) held.windows.delete(k);
   }
   const batch = asWaiting(set, matches);
   const due = waitingReached(set, head.clock, head.waiting, batch);
@@ -134,15 +150,18 @@ async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow, h
   // What is held in memory is current (the revision is the one it was saved or read at): only the rest is read.
   const windows: StoredWindow[] = [];
   const read = set.correlations.map(() => new Set<string>());
+  const numbers: Opened['numbers'] = new Map();
+  const hold = (member: number, g: string, h: StoredNumbers) => {
+    read[member].add(g);
+    windows.push({ correlation: member, id: g, window: h.window });
+    numbers.set(windowKey(member, g), { first: h.first, next: h.next, live: liveEntries(h.window).length });
+  };
   const keys: WindowKey[] = [];
   reached.forEach((ids, member) => {
     for (const g of ids) {
-      const window = held.windows.get(windowKey(member, g));
-      if (window === undefined) keys.push({ member, hash: groupHash(g) });
-      else {
-        read[member].add(g);
-        windows.push({ correlation: member, id: g, window });
-      }
+      const h = held.windows.get(windowKey(member, g));
+      if (h === undefined) keys.push({ member, hash: groupHash(g) });
+      else hold(member, g, h);
     }
   });
   const rows = await readWindows(tx, id, keys);
@@ -150,21 +169,45 @@ async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow, h
   for (const [member, c] of set.correlations.entries()) {
     if (due.clock !== null && head.correlations[member].groupCount + reached[member].size > set.options.maxGroups) rows.push(...(await readExpiring(tx, id, member, due.clock - c.timespanMs)));
   }
+  // Each window once: those held are current, the others' inputs are read.
+  const unread: WindowRow[] = [];
   for (const r of rows) {
     if (read[r.member].has(r.group_id)) continue;
-    read[r.member].add(r.group_id);
-    const window = held.windows.get(windowKey(r.member, r.group_id)) ?? windowOf(r);
-    // An unreadable window is dropped (deleted on save, as if it had expired).
-    if (window === null) head.correlations[r.member].groupCount--;
-    else windows.push({ correlation: r.member, id: r.group_id, window });
+    const h = held.windows.get(windowKey(r.member, r.group_id));
+    if (h !== undefined) hold(r.member, r.group_id, h);
+    else {
+      read[r.member].add(r.group_id);
+      unread.push(r);
+    }
+  }
+  const inputs = await readInputs(tx, id, unread.map((r) => ({ member: r.member, hash: r.group_hash, first: Number(r.first_input) })));
+  const inputsOf = new Map<string, string[]>();
+  for (const i of inputs) {
+    const k = `${i.member}\u0000${i.group_hash}`;
+    const list = inputsOf.get(k);
+    if (list) list.push(i.input);
+    else inputsOf.set(k, [i.input]);
+  }
+  for (const r of unread) {
+    const window = windowOf(r, inputsOf.get(`${r.member}\u0000${r.group_hash}`) ?? []);
+    if (window !== null) hold(r.member, r.group_id, { window, first: Number(r.first_input), next: Number(r.next_input) });
+    else {
+      // An unreadable window is dropped (deleted on save, as if it had expired).
+      read[r.member].add(r.group_id);
+      numbers.set(windowKey(r.member, r.group_id), { first: Number(r.first_input), next: Number(r.next_input), live: 0 });
+      head.correlations[r.member].groupCount--;
+    }
   }
   const state = fromParts(set, head, windows, waiting);
-  return { set, revision: row.revision, state, whole: false, reached, read, waitingRead: new Set(waiting.map((w) => w.s)), seqBefore: state.seq, held };
+  return { set, revision: row.revision, state, whole: false, reached, read, waitingRead: new Set(waiting.map((w) => w.s)), seqBefore: state.seq, held, numbers };
 }
 
-function windowOf(row: WindowRow): StoredWindow['window'] | null {
+function windowOf(row: WindowRow, inputs: string[]): GroupState | null {
   try {
-    return parseWindow(row.window_state);
+    const entries = inputs.map(parseEntry);
+    if (entries.length !== Number(row.next_input) - Number(row.first_input)) return null;
+    for (const e of entries) storedInputs.add(e);
+    return windowFrom(row.group_key, entries);
   } catch {
     return null;
   }
@@ -172,7 +215,9 @@ function windowOf(row: WindowRow): StoredWindow['window'] | null {
 
 async function saveOne(tx: Queryable, id: string, o: Opened): Promise<void> {
   const { state } = o;
-  const writes: Parameters<typeof writeWindows>[2] = [];
+  const writes: WindowWrite[] = [];
+  const appended: InputWrite[] = [];
+  const cut: { member: number; hash: string; first: number }[] = [];
   const deletes: WindowKey[] = [];
   state.correlations.forEach((cs, member) => {
     for (const [g, window] of Object.entries(cs.groups)) {
@@ -181,8 +226,22 @@ async function saveOne(tx: Queryable, id: string, o: Opened): Promise<void> {
         if (o.read[member].has(g)) continue;
         throw new Error(`correlation state: a window outside the chunk's reach was stepped into (member ${member})`);
       }
-      writes.push({ member, hash: groupHash(g), id: g, newest: newestOf(window), text: windowText(window) });
-      o.held.windows.set(windowKey(member, g), window);
+      const key = windowKey(member, g);
+      const hash = groupHash(g);
+      const before = o.numbers.get(key) ?? { first: 0, next: 0, live: 0 };
+      // The live inputs are those still stored (the first ones) followed by the new ones.
+      const live = liveEntries(window);
+      let kept = 0;
+      while (kept < live.length && storedInputs.has(live[kept])) kept++;
+      const first = before.first + (before.live - kept);
+      live.slice(kept).forEach((e, i) => {
+        appended.push({ member, hash, n: before.next + i, text: entryText(e) });
+        storedInputs.add(e);
+      });
+      const next = before.next + live.length - kept;
+      if (first > before.first) cut.push({ member, hash, first });
+      writes.push({ member, hash, id: g, key: groupKeyText(window), newest: newestOf(window), first, next });
+      o.held.windows.set(key, { window, first, next });
     }
     if (!o.whole) {
       for (const g of o.read[member]) {
@@ -193,6 +252,8 @@ async function saveOne(tx: Queryable, id: string, o: Opened): Promise<void> {
     }
   });
   await deleteWindows(tx, id, deletes);
+  await dropInputs(tx, id, cut);
+  await writeInputs(tx, id, appended);
   await writeWindows(tx, id, writes);
   const waiting = new Set(state.pending.map((p) => p.s));
   await deleteWaiting(tx, id, [...o.waitingRead].filter((s) => !waiting.has(s)));

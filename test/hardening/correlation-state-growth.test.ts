@@ -3,7 +3,7 @@
 // events, every user in each. Each request is answered while GET /api/health and another user's alert
 // list answer within a second; the last request takes no more than twice the fastest earlier one
 // (a chunk reads and writes the windows it touches, not the whole state); the correlation's head row
-// stays a few hundred bytes and each group is one window row holding its own inputs.
+// stays a few hundred bytes, each group is one window row and each of its inputs one row more.
 // Runs alone: other users' requests are held to one second while chunks of 1,000 matches are written,
 // a bound that other files' load on the two cores could break.
 import { before, test } from 'node:test';
@@ -77,11 +77,13 @@ describeEachDatabase('correlation state growth through ingest', (ctx) => {
     const [head] = await ctx.service.db.query<{ n: number }>('SELECT length(state)::int AS n FROM correlation_states WHERE rule_id = $1', [correlationId]);
     assert.ok(head.n < 2_000, `the head row holds ${head.n} characters`);
     const windows = await ctx.service.db.query<{ n: number; longest: number }>(
-      'SELECT count(*)::int AS n, max(length(window_state))::int AS longest FROM correlation_windows WHERE rule_id = $1',
+      'SELECT count(*)::int AS n, max(next_input - first_input)::int AS longest FROM correlation_windows WHERE rule_id = $1',
       [correlationId],
     );
     assert.equal(windows[0].n, GROUPS + 1_000);
-    // A window holds its group's inputs only (REQUESTS × EVENTS / GROUPS of them).
-    assert.ok(windows[0].longest < ((REQUESTS * EVENTS) / GROUPS) * 200, `the longest window holds ${windows[0].longest} characters`);
+    // A window holds its group's inputs only (REQUESTS × EVENTS / GROUPS of them), each a row of its own.
+    assert.equal(windows[0].longest, (REQUESTS * EVENTS) / GROUPS);
+    const [inputs] = await ctx.service.db.query<{ n: number }>('SELECT count(*)::int AS n FROM correlation_window_inputs WHERE rule_id = $1', [correlationId]);
+    assert.equal(inputs.n, REQUESTS * EVENTS + 1_000);
   });
 });

@@ -5,7 +5,7 @@
 // the rest, which the engine feeds alike as long as it holds what reach.ts says a batch reaches. Each
 // part is JSON text; a part that is not one of this version is refused (StateMismatchError).
 import { StateMismatchError } from './state-io.js';
-import type { CorrelationSet, CorrelationState, EngineState, GroupState, PendingInput } from './types.js';
+import type { CorrelationSet, CorrelationState, EngineState, GroupState, JsonValue, PendingInput, WindowEntry } from './types.js';
 
 /** A correlation's counters: its state without the groups. */
 export type CorrelationCounters = Omit<CorrelationState, 'groups'>;
@@ -109,6 +109,31 @@ export function parseWindow(text: string): GroupState {
   const v = parsed(text, 'correlation window');
   if (typeof v.key !== 'object' || v.key === null || !Array.isArray(v.entries)) throw new StateMismatchError('not a correlation window');
   return { key: v.key as GroupState['key'], entries: v.entries as GroupState['entries'], head: 0 };
+}
+
+/** A window's inputs stored one by one: the text of one input, and of the group key. */
+export function entryText(e: WindowEntry): string {
+  return JSON.stringify(e);
+}
+
+export function parseEntry(text: string): WindowEntry {
+  const v = parsed(text, 'correlation window input');
+  if (typeof v.t !== 'number' || typeof v.s !== 'number' || !Array.isArray(v.r) || !Array.isArray(v.ids)) throw new StateMismatchError('not a correlation window input');
+  return v as unknown as WindowEntry;
+}
+
+export function groupKeyText(g: GroupState): string {
+  return JSON.stringify(g.key);
+}
+
+/** A window from its group key's text and its live inputs in order. */
+export function windowFrom(keyText: string, entries: WindowEntry[]): GroupState {
+  return { key: parsed(keyText, 'correlation group key') as Record<string, JsonValue>, entries, head: 0 };
+}
+
+/** The inputs of a window still in it (those before `head` are cut off). */
+export function liveEntries(g: GroupState): WindowEntry[] {
+  return g.head === 0 ? g.entries : g.entries.slice(g.head);
 }
 
 /** Time of a window's newest input: once every later input is more than the timespan past it, the
