@@ -1,15 +1,16 @@
-// The state of the deployed correlations a chunk feeds, opened inside the chunk's ingest transaction and
-// saved in it. Each correlation's head row is locked first (instances sharing one PostgreSQL take turns
-// on a correlation, each continuing where the other stopped); then only the parts the chunk can reach
-// are read (engine reach.ts: the windows of the groups its matches, and the firings they may cause,
-// step into; the waiting inputs it may evaluate), and only those are written back, with the windows
-// that expired deleted by index. So a chunk costs what it touches, not what the state holds, and a
-// restart or another instance loses no window. A head of other rules or options (a new version
-// deployed, another lateness) starts over empty; a whole state saved before migration 17 is split into
-// parts the first time it is fed. A window's inputs are rows of their own, numbered: a chunk appends
-// the inputs it adds and deletes those cut off, so a touched window is not rewritten whole. Each service keeps the windows it last read or wrote in memory, with
-// the head's revision: while no other instance wrote the correlation since, those are current and are
-// not read again (after a rolled-back transaction, forgetStates drops them).
+// The state of the deployed correlations a chunk feeds, opened inside the chunk's ingest transaction
+// and saved in it. Each correlation's head row is locked first (instances sharing one PostgreSQL
+// take turns on a correlation, each continuing where the other stopped); then only the parts the
+// chunk can reach are read (engine reach.ts: the windows of the groups its matches, and the firings
+// they may cause, step into; the waiting inputs it may evaluate), and only those are written back,
+// with the windows that expired deleted by index. So a chunk costs what it touches, not what the
+// state holds, and a restart or another instance loses no window. A head of other rules or options
+// (a new version deployed, another lateness) starts over empty; a whole state saved before migration
+// 17 is split into parts the first time it is fed. A window's inputs are rows of their own,
+// numbered: a chunk appends the inputs it adds and deletes those cut off, so a touched window is not
+// rewritten whole. Each service keeps the windows it last read or wrote in memory, with the head's
+// revision: while no other instance wrote the correlation since, those are current and are not read
+// again (after a rolled-back transaction, forgetStates drops them).
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import {
