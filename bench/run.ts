@@ -6,6 +6,8 @@
 //   ingest   — HTTP ingest into the real service with and without the SigmaHQ rules (bench/ingest.ts)
 //   correlation — HTTP ingest with the SigmaHQ rules, with and without 50 correlation rules on top, and
 //              the correlation engine's state for 10,000 groups (bench/correlation.ts)
+//   correlation-growth — one correlation's state over 10,000 groups fed by five requests of 50,000
+//              events: each request's time and health meanwhile (bench/correlation-growth.ts)
 //   history  — a 7-day historical rule test over 1,000,000 stored events, with /api/health latency meanwhile (bench/history.ts)
 //   alerts   — alert list and stats latencies over 1,000,000 alerts (bench/alerts.ts)
 //   opensearch — percolation and ingest with the OpenSearch backend against the embedded one, when a node
@@ -16,7 +18,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SECTIONS = ['matcher', 'ingest', 'correlation', 'history', 'alerts', 'opensearch'] as const;
+const SECTIONS = ['matcher', 'ingest', 'correlation', 'correlation-growth', 'history', 'alerts', 'opensearch'] as const;
 const corpus = resolve(dirname(fileURLToPath(import.meta.url)), '../../shared/corpus');
 if (!existsSync(resolve(corpus, 'sigma-rules/rules'))) {
   console.error(`vigil bench: the SigmaHQ corpus is expected at ${corpus} (../shared/corpus beside the checkout)`);
@@ -33,6 +35,7 @@ for (const section of SECTIONS.filter((s) => wanted.includes(s))) {
   if (section === 'matcher') await import('./matcher.js');
   else if (section === 'ingest') await (await import('./ingest.js')).ingestBench(corpus);
   else if (section === 'correlation') await (await import('./correlation.js')).correlationBench(corpus);
+  else if (section === 'correlation-growth') await (await import('./correlation-growth.js')).correlationGrowthBench();
   else if (section === 'opensearch') await (await import('./opensearch.js')).openSearchBench(corpus);
   else if (section === 'history') await (await import('./history.js')).historyBench(corpus);
   else await (await import('./alerts.js')).alertsBench(corpus);

@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import type { NewAlert } from '../alerts/store.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
-import { feed, settle, type EngineState, type FeedResult, type Firing } from '../sigma/index.js';
+import { feed, settle, type FeedResult, type Firing, type RuleMatch } from '../sigma/index.js';
 import { projectFields, type CorrelationPlan, type PlannedCorrelation } from './plan.js';
-import { lockStates } from './states.js';
+import { openStates } from './states.js';
 
 /** A detection match of a stored event, as the correlations are fed. */
 export interface CorrelationInput {
@@ -47,24 +47,25 @@ export async function correlate(owner: object, tx: Queryable, pattern: IndexPatt
   // Event-time order within the chunk (stable: equal times keep their arrival order).
   relevant.sort((a, b) => a.draft.eventTime.getTime() - b.draft.eventTime.getTime());
   const fedBy = plan.correlations.filter((c) => relevant.some((i) => c.feeders.has(i.draft.ruleId)));
-  const locked = await lockStates(owner, tx, new Map(fedBy.map((c) => [c.id, c.set])));
+  const matchesOf = (planned: PlannedCorrelation): RuleMatch[] =>
+    relevant.flatMap((input) => {
+      const refs = planned.feeders.get(input.draft.ruleId);
+      return refs ? [{ ruleRef: refs, eventId: input.draft.eventHash, time: input.draft.eventTime.getTime(), fields: projectFields(planned.fields, input.event) }] : [];
+    });
+  const fed = fedBy.map((planned) => ({ planned, matches: matchesOf(planned) }));
+  const opened = await openStates(owner, tx, fed.map(({ planned, matches }) => ({ id: planned.id, set: planned.set, matches })));
   const firings: { planned: PlannedCorrelation; firing: Firing }[] = [];
   const keep = (planned: PlannedCorrelation, out: FeedResult) => {
     for (const firing of out.firings) if (firing.correlation.index === planned.top) firings.push({ planned, firing });
     for (const w of out.warnings) warnings.push(`correlation '${planned.title}' on index pattern '${pattern.name}': ${w}`);
   };
-  for (const planned of fedBy) {
-    const state: EngineState = locked.states.get(planned.id)!;
-    for (const input of relevant) {
-      const refs = planned.feeders.get(input.draft.ruleId);
-      if (!refs) continue;
-      const out = feed(planned.set, state, { ruleRef: refs, eventId: input.draft.eventHash, time: input.draft.eventTime.getTime(), fields: projectFields(planned.fields, input.event) });
-      keep(planned, out);
-    }
+  for (const { planned, matches } of fed) {
+    const state = opened.states.get(planned.id)!;
+    for (const match of matches) keep(planned, feed(planned.set, state, match));
     // What the chunk's newest matches complete fires now, not at the next event.
     keep(planned, settle(planned.set, state));
   }
-  await locked.save(fedBy.map((c) => c.id));
+  await opened.save();
   if (firings.length === 0) return { alerts: [], warnings };
   const baseAlerts = await baseAlertIds(tx, pattern.id, firings.flatMap(({ firing }) => firing.eventIds), [...plan.feeders.keys()]);
   // The entities and enrichment of a correlation alert are those of its newest contributing match in this chunk.

@@ -1,96 +1,264 @@
-// The open windows of deployed correlations, kept in correlation_states: read under a row lock in the
-// ingest transaction (so instances sharing one PostgreSQL take turns and each continues where the other
-// stopped), written back in the same transaction, so a restart or another instance loses no window.
-// Each service keeps the states it last wrote; the row's revision says whether that copy is current,
-// so the JSON is read back only after another instance wrote it.
+// The state of the deployed correlations a chunk feeds, opened inside the chunk's ingest transaction
+// and saved in it. Each correlation's head row is locked first (instances sharing one PostgreSQL
+// take turns on a correlation, each continuing where the other stopped); then only the parts the
+// chunk can reach are read (engine reach.ts: the windows of the groups its matches, and the firings
+// they may cause, step into; the waiting inputs it may evaluate), and only those are written back,
+// with the windows that expired deleted by index. So a chunk costs what it touches, not what the
+// state holds, and a restart or another instance loses no window. A head of other rules or options
+// (a new version deployed, another lateness) starts over empty; a whole state saved before migration
+// 17 is split into parts the first time it is fed. A window's inputs are rows of their own,
+// numbered: a chunk appends the inputs it adds and deletes those cut off, so a touched window is not
+// rewritten whole. Each service keeps the windows it last read or wrote in memory, with the head's
+// revision: while no other instance wrote the correlation since, those are current and are not read
+// again (after a rolled-back transaction, forgetStates drops them).
+import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
-import { newState, restore, serialize, type CorrelationSet, type EngineState } from '../sigma/index.js';
+import {
+  asWaiting, entryText, fromParts, groupKeyText, headOf, headText, isHeadText, liveEntries, newState, newestOf, parseEntry, parseHead, parseWaiting, restore, waitingReached, waitingText, windowFrom, windowsReached,
+  type CorrelationSet, type EngineState, type GroupState, type RuleMatch, type StateHead, type StoredWindow, type WindowEntry,
+} from '../sigma/index.js';
+import {
+  clearParts, deleteWaiting, deleteWindows, dropInputs, expireWindows, lockHeads, readExpiring, readInputs, readWaiting, readWindows, writeHead, writeInputs, writeWaiting, writeWindows,
+  type HeadRow, type InputWrite, type WindowKey, type WindowRow, type WindowWrite,
+} from './state-store.js';
 
-interface CachedState {
-  revision: number;
-  fingerprint: string;
-  state: EngineState;
+/** A correlation a chunk feeds: its engine set and its matches (in the order they will be fed). */
+export interface Fed {
+  id: string;
+  set: CorrelationSet;
+  matches: RuleMatch[];
 }
 
-const cache = new WeakMap<object, Map<string, CachedState>>();
+export interface OpenedStates {
+  /** The state of each correlation (by rule id), holding what its matches can reach. */
+  states: Map<string, EngineState>;
+  /** Writes back what the chunk changed, inside the same transaction. */
+  save(): Promise<void>;
+}
 
-function cacheOf(owner: object): Map<string, CachedState> {
-  let states = cache.get(owner);
-  if (!states) cache.set(owner, (states = new Map()));
+/** The key of a group's window: the SHA-256 of the group's identity (what partitions it). */
+export function groupHash(id: string): string {
+  return createHash('sha256').update(id).digest('hex');
+}
+
+/** A window as stored: its inputs are numbered from `first` (the first live one) to `next` (excluded). */
+interface StoredNumbers {
+  window: GroupState;
+  first: number;
+  next: number;
+}
+
+/** The windows a service holds of a correlation, as of a revision of its head. */
+interface Held {
+  revision: number;
+  fingerprint: string;
+  /** By member and group identity (windowKey). */
+  windows: Map<string, StoredNumbers>;
+}
+
+/** The window inputs that are stored (rows of correlation_window_inputs); the others are new. */
+const storedInputs = new WeakSet<WindowEntry>();
+
+const held = new WeakMap<object, Map<string, Held>>();
+
+function heldBy(owner: object): Map<string, Held> {
+  let states = held.get(owner);
+  if (!states) held.set(owner, (states = new Map()));
   return states;
 }
 
-export interface LockedStates {
-  /** The state of each correlation (by rule id), restored or new. */
-  states: Map<string, EngineState>;
-  /** Writes back the states of the correlations fed (by rule id), inside the same transaction. */
-  save(fed: Iterable<string>): Promise<void>;
+const windowKey = (member: number, id: string) => `${member}\u0000${id}`;
+
+/** Forgets the windows held in memory (after a transaction that fed them was rolled back). */
+export function forgetStates(owner: object): void {
+  held.delete(owner);
 }
 
-/**
- * Locks and reads the states of these correlations (rule id → its set) inside `tx`. A state saved for
- * another version of a correlation (another fingerprint) starts over empty.
- */
-export async function lockStates(owner: object, tx: Queryable, sets: Map<string, CorrelationSet>): Promise<LockedStates> {
-  const ids = [...sets.keys()].sort();
-  const rows = await tx.query<{ rule_id: string; fingerprint: string; revision: string | number }>(
-    'SELECT rule_id, fingerprint, revision FROM correlation_states WHERE rule_id = ANY($1::uuid[]) ORDER BY rule_id FOR UPDATE',
-    [ids],
-  );
-  const known = cacheOf(owner);
-  const rowOf = new Map(rows.map((r) => [r.rule_id, { fingerprint: r.fingerprint, revision: Number(r.revision) }]));
-  const states = new Map<string, EngineState>();
-  const revisions = new Map<string, number>();
-  const stale: string[] = [];
-  for (const id of ids) {
-    const set = sets.get(id)!;
-    const row = rowOf.get(id);
-    const cached = known.get(id);
-    if (!row) {
-      // Deployed before its state row was written: the row is created with the first save.
-      states.set(id, newState(set));
-      revisions.set(id, -1);
-    } else if (cached && cached.revision === row.revision && cached.fingerprint === set.fingerprint) {
-      states.set(id, cached.state);
-      revisions.set(id, row.revision);
-    } else {
-      revisions.set(id, row.revision);
-      if (row.fingerprint === set.fingerprint) stale.push(id);
-      else states.set(id, newState(set));
-    }
-  }
-  if (stale.length > 0) {
-    const texts = await tx.query<{ rule_id: string; state: string }>('SELECT rule_id, state FROM correlation_states WHERE rule_id = ANY($1::uuid[])', [stale]);
-    for (const { rule_id, state } of texts) {
-      const set = sets.get(rule_id)!;
-      try {
-        states.set(rule_id, restore(set, state));
-      } catch {
-        states.set(rule_id, newState(set));
-      }
-    }
+/** What was read of one correlation's state, to write back what changed. */
+interface Opened {
+  set: CorrelationSet;
+  revision: number;
+  state: EngineState;
+  /** Nothing of it is stored in parts yet (new, reset, or a whole state of before migration 20): every part is written. */
+  whole: boolean;
+  /** Per member: the group identities the chunk can reach, and those read (existing). */
+  reached: Set<string>[];
+  read: Set<string>[];
+  /** Sequence numbers of the waiting inputs read, and the first sequence number of this chunk. */
+  waitingRead: Set<number>;
+  seqBefore: number;
+  /** The windows held in memory, updated once saved. */
+  held: Held;
+  /** The stored numbering of the windows read or held, and how many live inputs they had. */
+  numbers: Map<string, { first: number; next: number; live: number }>;
+}
+
+/** Locks and reads the states of these correlations inside `tx`; `owner` (a service) holds what it read. */
+export async function openStates(owner: object, tx: Queryable, fed: Fed[]): Promise<OpenedStates> {
+  const heads = await lockHeads(tx, fed.map((f) => f.id));
+  const opened = new Map<string, Opened>();
+  const holding = heldBy(owner);
+  for (const f of [...fed].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+    const row = heads.get(f.id)!;
+    let h = holding.get(f.id);
+    if (!h || h.revision !== row.revision || h.fingerprint !== f.set.fingerprint) holding.set(f.id, (h = { revision: row.revision, fingerprint: f.set.fingerprint, windows: new Map() }));
+    opened.set(f.id, await openOne(tx, f, row, h));
   }
   return {
-    states,
-    async save(fed) {
-      const ids = [...new Set(fed)];
-      if (ids.length === 0) return;
-      const fingerprints = ids.map((id) => sets.get(id)!.fingerprint);
-      const next = ids.map((id) => revisions.get(id)! + 1);
-      const texts = ids.map((id) => serialize(states.get(id)!));
-      // One statement for every state the chunk fed.
-      await tx.query(
-        `INSERT INTO correlation_states (rule_id, fingerprint, revision, state, updated_at)
-         SELECT id, fingerprint, revision, state, now() FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[]) AS s (id, fingerprint, revision, state)
-         ON CONFLICT (rule_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, revision = EXCLUDED.revision, state = EXCLUDED.state, updated_at = now()`,
-        [ids, fingerprints, next, texts],
-      );
-      ids.forEach((id, i) => known.set(id, { revision: next[i], fingerprint: fingerprints[i], state: states.get(id)! }));
+    states: new Map([...opened].map(([id, o]) => [id, o.state])),
+    async save() {
+      for (const [id, o] of opened) await saveOne(tx, id, o);
     },
   };
 }
 
-/** Forgets the states held in memory (after a transaction that fed them was rolled back). */
-export function forgetStates(owner: object): void {
-  cache.delete(owner);
+async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow, held: Held): Promise<Opened> {
+  const whole = (state: EngineState): Opened => {
+    held.windows.clear();
+    return { set, revision: row.revision, state, whole: true, reached: [], read: [], waitingRead: new Set(), seqBefore: state.seq, held, numbers: new Map() };
+  };
+  if (row.state !== '' && !isHeadText(row.state)) {
+    // A whole state saved before migration 20 (no parts stored): continued, then saved in parts.
+    try {
+      if (row.fingerprint === set.fingerprint) return whole(restore(set, row.state));
+    } catch {
+      // Not a state of these rules: they start over.
+    }
+    return whole(newState(set));
+  }
+  let head: StateHead | null = null;
+  try {
+    head = row.state === '' ? null : parseHead(row.state);
+  } catch {
+    head = null;
+  }
+  if (head === null || row.fingerprint !== set.fingerprint || head.fingerprint !== set.fingerprint || head.correlations.length !== set.correlations.length) {
+    if (row.state !== '') await clearParts(tx, id);
+    return whole(newState(set));
+  }
+  // Windows that can no longer fire: every input still to come is at or after the floor.
+  if (head.floor !== null) {
+    const floor = head.floor;
+    const bounds = set.correlations.map((c, member) => ({ member, before: floor - c.timespanMs }));
+    const gone = await expireWindows(tx, id, bounds);
+    for (const [member, n] of gone) head.correlations[member].groupCount -= n;
+    if (gone.size > 0) for (const [k, h] of held.windows) if (newestOf(h.window) < bounds[Number(k.slice(0, k.indexOf('\u0000')))].before) held.windows.delete(k);
+  }
+  const batch = asWaiting(set, matches);
+  const due = waitingReached(set, head.clock, head.waiting, batch);
+  const waiting = head.waiting > 0 && (due.upTo !== null || due.oldest > 0) ? (await readWaiting(tx, id, due.upTo, due.oldest)).map(parseWaiting) : [];
+  const reached = windowsReached(set, [...waiting, ...batch]);
+  // What is held in memory is current (the revision is the one it was saved or read at): only the rest is read.
+  const windows: StoredWindow[] = [];
+  const read = set.correlations.map(() => new Set<string>());
+  const numbers: Opened['numbers'] = new Map();
+  const hold = (member: number, g: string, h: StoredNumbers) => {
+    read[member].add(g);
+    windows.push({ correlation: member, id: g, window: h.window });
+    numbers.set(windowKey(member, g), { first: h.first, next: h.next, live: liveEntries(h.window).length });
+  };
+  const keys: WindowKey[] = [];
+  reached.forEach((ids, member) => {
+    for (const g of ids) {
+      const h = held.windows.get(windowKey(member, g));
+      if (h === undefined) keys.push({ member, hash: groupHash(g) });
+      else hold(member, g, h);
+    }
+  });
+  const rows = await readWindows(tx, id, keys);
+  // At the group cap a new group sweeps the windows that expired by then: those are read too.
+  for (const [member, c] of set.correlations.entries()) {
+    if (due.clock !== null && head.correlations[member].groupCount + reached[member].size > set.options.maxGroups) rows.push(...(await readExpiring(tx, id, member, due.clock - c.timespanMs)));
+  }
+  // Each window once: those held are current, the others' inputs are read.
+  const unread: WindowRow[] = [];
+  for (const r of rows) {
+    if (read[r.member].has(r.group_id)) continue;
+    const h = held.windows.get(windowKey(r.member, r.group_id));
+    if (h !== undefined) hold(r.member, r.group_id, h);
+    else {
+      read[r.member].add(r.group_id);
+      unread.push(r);
+    }
+  }
+  const inputs = await readInputs(tx, id, unread.map((r) => ({ member: r.member, hash: r.group_hash, first: Number(r.first_input) })));
+  const inputsOf = new Map<string, string[]>();
+  for (const i of inputs) {
+    const k = `${i.member}\u0000${i.group_hash}`;
+    const list = inputsOf.get(k);
+    if (list) list.push(i.input);
+    else inputsOf.set(k, [i.input]);
+  }
+  for (const r of unread) {
+    const window = windowOf(r, inputsOf.get(`${r.member}\u0000${r.group_hash}`) ?? []);
+    if (window !== null) hold(r.member, r.group_id, { window, first: Number(r.first_input), next: Number(r.next_input) });
+    else {
+      // An unreadable window is dropped (deleted on save, as if it had expired).
+      read[r.member].add(r.group_id);
+      numbers.set(windowKey(r.member, r.group_id), { first: Number(r.first_input), next: Number(r.next_input), live: 0 });
+      head.correlations[r.member].groupCount--;
+    }
+  }
+  const state = fromParts(set, head, windows, waiting);
+  return { set, revision: row.revision, state, whole: false, reached, read, waitingRead: new Set(waiting.map((w) => w.s)), seqBefore: state.seq, held, numbers };
+}
+
+function windowOf(row: WindowRow, inputs: string[]): GroupState | null {
+  try {
+    const entries = inputs.map(parseEntry);
+    if (entries.length !== Number(row.next_input) - Number(row.first_input)) return null;
+    for (const e of entries) storedInputs.add(e);
+    return windowFrom(row.group_key, entries);
+  } catch {
+    return null;
+  }
+}
+
+async function saveOne(tx: Queryable, id: string, o: Opened): Promise<void> {
+  const { state } = o;
+  const writes: WindowWrite[] = [];
+  const appended: InputWrite[] = [];
+  const cut: { member: number; hash: string; first: number }[] = [];
+  const deletes: WindowKey[] = [];
+  state.correlations.forEach((cs, member) => {
+    for (const [g, window] of Object.entries(cs.groups)) {
+      if (!o.whole && !o.reached[member].has(g)) {
+        // Read only for a sweep and kept: unchanged. Anything else was not read and would overwrite a stored window.
+        if (o.read[member].has(g)) continue;
+        throw new Error(`correlation state: a window outside the chunk's reach was stepped into (member ${member})`);
+      }
+      const key = windowKey(member, g);
+      const hash = groupHash(g);
+      const before = o.numbers.get(key) ?? { first: 0, next: 0, live: 0 };
+      // The live inputs are those still stored (the first ones) followed by the new ones.
+      const live = liveEntries(window);
+      let kept = 0;
+      while (kept < live.length && storedInputs.has(live[kept])) kept++;
+      const first = before.first + (before.live - kept);
+      live.slice(kept).forEach((e, i) => {
+        appended.push({ member, hash, n: before.next + i, text: entryText(e) });
+        storedInputs.add(e);
+      });
+      const next = before.next + live.length - kept;
+      if (first > before.first) cut.push({ member, hash, first });
+      writes.push({ member, hash, id: g, key: groupKeyText(window), newest: newestOf(window), first, next });
+      o.held.windows.set(key, { window, first, next });
+    }
+    if (!o.whole) {
+      for (const g of o.read[member]) {
+        if (Object.hasOwn(cs.groups, g)) continue;
+        deletes.push({ member, hash: groupHash(g) });
+        o.held.windows.delete(windowKey(member, g));
+      }
+    }
+  });
+  await deleteWindows(tx, id, deletes);
+  await dropInputs(tx, id, cut);
+  await writeInputs(tx, id, appended);
+  await writeWindows(tx, id, writes);
+  const waiting = new Set(state.pending.map((p) => p.s));
+  await deleteWaiting(tx, id, [...o.waitingRead].filter((s) => !waiting.has(s)));
+  await writeWaiting(tx, id, state.pending.filter((p) => o.whole || p.s >= o.seqBefore).map((p) => ({ seq: p.s, t: p.t, text: waitingText(p) })));
+  await writeHead(tx, id, o.set.fingerprint, o.revision + 1, headText(headOf(state)));
+  o.held.revision = o.revision + 1;
 }

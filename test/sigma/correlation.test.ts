@@ -315,6 +315,14 @@ test('the group cap refuses new groups past it, warns once, and frees groups who
   assert.deepEqual(later.firings.map((f) => f.groupKey), [{ host: 'e' }]);
 });
 
+test('at the group cap, a sweep that frees every group does not stop the later ones', () => {
+  const set = compile([COUNT3], { maxGroups: 2 });
+  // a and b are over when c arrives (every group freed); c and d are over when e arrives.
+  const r = run(set, [m('r', 0, { host: 'a' }), m('r', 0, { host: 'b' }), m('r', 2 * M, { host: 'c' }), m('r', 2 * M, { host: 'd' }), m('r', 4 * M, { host: 'e' })]);
+  assert.equal(r.state.correlations[0].refusedInputs, 0);
+  assert.deepEqual(Object.values(r.state.correlations[0].groups).map((g) => g.key), [{ host: 'e' }]);
+});
+
 test('a window holds at most maxInputsPerGroup inputs (the oldest go), and a firing at most maxEventIds ids', () => {
   const set = compile([COUNT3.replace('gte: 3', 'gte: 5')], { maxInputsPerGroup: 4, maxEventIds: 2 });
   const r = run(set, Array.from({ length: 10 }, (_, i) => m('r', i * S, { host: 'h' })));

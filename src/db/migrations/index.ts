@@ -18,6 +18,7 @@ import { sql as notifications } from './016-notifications.js';
 import { sql as alertSuppression } from './017-alert-suppression.js';
 import { sql as alertAssignee } from './018-alert-assignee.js';
 import { sql as alertEventTimeIndex } from './019-alert-event-time-index.js';
+import { sql as correlationState } from './020-correlation-state.js';
 
 export interface Migration {
   version: number;
@@ -45,4 +46,5 @@ export const migrations: Migration[] = [
   { version: 17, name: 'alert suppression', sql: alertSuppression },
   { version: 18, name: 'alert assignee', sql: alertAssignee },
   { version: 19, name: 'alert event time index', sql: alertEventTimeIndex },
+  { version: 20, name: 'correlation state', sql: correlationState },
 ];

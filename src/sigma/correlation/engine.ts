@@ -20,7 +20,9 @@
 // - Bounds. maxGroups live groups per correlation (new ones refused past it, after dropping groups whose
 //   windows can no longer fire), maxInputsPerGroup inputs per window (oldest dropped), maxPending inputs
 //   waiting for the lateness bound (oldest evaluated early; nothing older is accepted afterwards).
-// The state is a plain JSON object, changed in place by feed/advance/flush.
+// The state is a plain JSON object, changed in place by feed/advance/flush. It may hold only part of the
+// windows and waiting inputs (a service storing them per group, state-parts.ts): those a batch can reach
+// (reach.ts); `groupCount` and `pendingStored` count the rest, and a sweep drops only groups held.
 import { push, size, trim, windowValue } from './window.js';
 import { holds } from './condition.js';
 import { refKey } from './compile.js';
@@ -43,11 +45,12 @@ export function newState(set: CorrelationSet): EngineState {
   };
 }
 
-function refsOf(ruleRef: string | readonly string[]): string[] {
+export function refsOf(ruleRef: string | readonly string[]): string[] {
   return typeof ruleRef === 'string' ? [ruleRef] : [...ruleRef];
 }
 
-function targetsOf(set: CorrelationSet, refs: readonly string[]): Target[] {
+/** The correlations (and their `rules` positions) an input of these references feeds. */
+export function targetsOf(set: CorrelationSet, refs: readonly string[]): Target[] {
   const out: Target[] = [];
   for (const r of refs) {
     for (const t of set.targets.get(refKey(r)) ?? []) {
@@ -92,6 +95,21 @@ export function feed(set: CorrelationSet, state: EngineState, match: RuleMatch):
     }
     return result;
   }
+  insertPending(state.pending, waitingInput(set, match, targets, state.seq++));
+  state.clock = state.clock === null ? match.time : Math.max(state.clock, match.time);
+  release(set, state, state.clock - set.options.latenessMs, result);
+  // Too many waiting: the oldest are evaluated now (and nothing older is accepted from then on).
+  while (state.pending.length + (state.pendingStored ?? 0) > set.options.maxPending) {
+    const oldest = state.pending.shift();
+    if (oldest === undefined) throw new Error('the oldest waiting input is not held in the state');
+    evaluate(set, state, oldest, result);
+  }
+  return result;
+}
+
+/** A match as it waits for the lateness bound: only the fields its correlations read are kept. */
+export function waitingInput(set: CorrelationSet, match: RuleMatch, targets: readonly Target[], seq: number): PendingInput {
+  const refs = refsOf(match.ruleRef);
   const f: Record<string, JsonValue> = {};
   for (const t of targets) {
     for (const name of neededFields(set.correlations[t.correlation], t.entries, refs)) {
@@ -100,12 +118,7 @@ export function feed(set: CorrelationSet, state: EngineState, match: RuleMatch):
       if (v !== undefined) f[name] = v;
     }
   }
-  insertPending(state.pending, { t: match.time, s: state.seq++, refs, id: String(match.eventId), f });
-  state.clock = state.clock === null ? match.time : Math.max(state.clock, match.time);
-  release(set, state, state.clock - set.options.latenessMs, result);
-  // Too many waiting: the oldest are evaluated now (and nothing older is accepted from then on).
-  while (state.pending.length > set.options.maxPending) evaluate(set, state, state.pending.shift()!, result);
-  return result;
+  return { t: match.time, s: seq, refs, id: String(match.eventId), f };
 }
 
 /** Move the event clock to `time` (if later) without an input, evaluating what is past the lateness. */
@@ -179,7 +192,7 @@ function step(set: CorrelationSet, state: EngineState, w: Work, result: FeedResu
   const from = w.t - c.timespanMs;
   let g = Object.hasOwn(cs.groups, id) ? cs.groups[id] : undefined;
   if (g === undefined) {
-    if (cs.groupCount >= set.options.maxGroups) sweep(cs, from);
+    if (cs.groupCount >= set.options.maxGroups) sweep(cs, from, w.t);
     if (cs.groupCount >= set.options.maxGroups) {
       cs.refusedInputs++;
       if (!cs.capWarned) {
@@ -238,8 +251,10 @@ function step(set: CorrelationSet, state: EngineState, w: Work, result: FeedResu
  */
 const keptSince = new WeakMap<CorrelationState, number>();
 
-/** Drop the groups whose newest input is older than `from`: no later input can share a window with it. */
-function sweep(cs: CorrelationState, from: number): void {
+/** Drop the groups whose newest input is older than `from`: no later input can share a window with it.
+ * `now` is the time of the input sweeping: a group created after the sweep has its newest input at or
+ * after it (so a sweep that keeps no group does not stop the next ones). */
+function sweep(cs: CorrelationState, from: number, now: number): void {
   const kept = keptSince.get(cs);
   if (kept !== undefined && from <= kept) return;
   let oldest = Infinity;
@@ -250,5 +265,5 @@ function sweep(cs: CorrelationState, from: number): void {
       cs.groupCount--;
     } else if (newest < oldest) oldest = newest;
   }
-  keptSince.set(cs, oldest);
+  keptSince.set(cs, Math.min(oldest, now));
 }

@@ -11,3 +11,6 @@ export { newState, feed, advance, flush, settle } from './engine.js';
 export { serialize, restore, StateMismatchError } from './state-io.js';
 export { DEFAULT_OPTIONS } from './types.js';
 export type { CompiledCorrelation, Comparison, ComparisonOp, CorrelationRef, CorrelationSet, CorrelationType, EngineOptions, EngineState, FeedResult, Firing, RuleMatch } from './types.js';
+export { asWaiting, windowsReached, waitingReached, type WaitingReach } from './reach.js';
+export { entryText, groupKeyText, liveEntries, parseEntry, windowFrom, fromParts, headOf, headText, isHeadText, newestOf, parseHead, parseWaiting, parseWindow, waitingText, windowsOf, windowText, type StateHead, type StoredWindow } from './state-parts.js';
+export type { GroupState, PendingInput, WindowEntry } from './types.js';

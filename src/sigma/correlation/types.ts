@@ -144,6 +144,9 @@ export interface GroupState {
 }
 
 export interface CorrelationState {
+  /** The groups held here, by group identity (group-by values as text, see fields.ts). A service that
+   * stores windows elsewhere holds only the groups a batch can reach (see reach.ts); `groupCount`
+   * counts them all. */
   groups: Record<string, GroupState>;
   groupCount: number;
   refusedInputs: number;
@@ -164,6 +167,9 @@ export interface EngineState {
   seq: number;
   /** Sorted by (t, s). */
   pending: PendingInput[];
+  /** Waiting inputs stored elsewhere, every one after those of `pending` in (t, s) order (absent: 0). A
+   * service holding only part of the waiting inputs holds every one a batch may evaluate (reach.ts). */
+  pendingStored?: number;
   droppedLate: number;
   lateWarned: boolean;
   correlations: CorrelationState[];
