@@ -15,6 +15,7 @@ import { patternOfCredentials } from './auth.js';
 import { bulkAnswer } from './bulk-answer.js';
 import { decodeBulk } from './bulk-decode.js';
 import { BulkSlots } from './overload.js';
+import { closeAfterAnswer } from './refuse-unread.js';
 import { PRODUCT_HEADERS, sendEsError } from './errors.js';
 import { HEALTH_DOCUMENT, LICENSE_DOCUMENT, nodesDocument, rootDocument, xpackDocument } from './info.js';
 import { BulkAnswerSchema, HealthDocument, LicenseDocument, RootDocument, esErrorResponses } from './schemas.js';
@@ -216,9 +217,15 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
     },
     bodyLimit: MAX_INGEST_BYTES,
     // Before the body is read: a wrong token never makes the server buffer up to 10 MiB.
+    // Refused here, the connection is closed after the answer, its body never read.
     onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
-      patterns.set(request, await patternOfCredentials(ctx, request.headers.authorization));
-      slots.take(reply);
+      try {
+        patterns.set(request, await patternOfCredentials(ctx, request.headers.authorization));
+        slots.take(reply);
+      } catch (error) {
+        closeAfterAnswer(request, reply);
+        throw error;
+      }
     },
     schema: {
       tags: ['ingest'],
