@@ -195,7 +195,7 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
     const raw = request.body as Buffer | undefined;
     if (!raw || raw.length === 0) throw badRequest('The bulk request holds no actions');
     const pathIndex = (request.params as { index?: string }).index;
-    const actions = decodeBulk(decodeLines(raw, request.headers['content-encoding']), pathIndex ?? pattern.name);
+    const actions = decodeBulk(await decodeLines(raw, request.headers['content-encoding']), pathIndex ?? pattern.name);
     const items: IngestItem[] = [];
     actions.forEach((action, position) => {
       if (!action.event) return;
