@@ -90,7 +90,7 @@ describeEachDatabase('health answers while ingest works', (ctx) => {
     const match = /; (\d+) of the request's 30000 events were stored before this failure: send the request again/.exec(answer.data.detail);
     assert.ok(match, answer.data.detail);
     const stored = Number(match[1]);
-    assert.ok(stored > 0 && stored < total && stored % INGEST_CHUNK === 0, String(stored));
+    assert.ok(stored > 0 && stored < total, String(stored));
     assert.equal(await storedEvents(), before + stored, 'exactly the events the answer reports are stored');
 
     const again = await logs(body)();
