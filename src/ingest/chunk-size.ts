@@ -1,16 +1,18 @@
-// How many events an ingest chunk takes: as many as one transaction writes in about CHUNK_BUDGET_MS,
-// learnt per request from the chunks already written (events that all raise alerts cost several
-// times what plain events cost), between MIN_CHUNK and INGEST_CHUNK. A short transaction is what
-// lets every other request's reads and writes take their turn between two chunks.
+// How many events an ingest chunk takes: about CHUNK_BUDGET_MS of writing in one transaction. Writing
+// an event with its alert costs several times what writing a plain event costs, so the size follows the
+// share of alerting events in the chunks already written of the request: INGEST_CHUNK plain events,
+// fewer as more of them alert, down to INGEST_CHUNK / (1 + ALERT_WEIGHT) when all do. Counted in work,
+// not measured in time, so a chunk waiting its turn behind other requests' chunks is not made smaller.
+// A short transaction is what lets every other request's reads and writes take their turn between two.
 
-/** Most events one chunk takes (plain events are written this many at a time). */
+/** Most events one chunk takes: plain events are written this many at a time (about 0.1 s). */
 export const INGEST_CHUNK = 1000;
-/** Fewest events one chunk takes, however slow the writes. */
-export const MIN_CHUNK = 100;
-/** The time one chunk's transaction should hold the database. */
+/** The time one chunk's transaction should hold the database, which INGEST_CHUNK and ALERT_WEIGHT follow. */
 export const CHUNK_BUDGET_MS = 100;
-/** The first chunk of a request, before anything is learnt. */
-const FIRST_CHUNK = 250;
+/** What writing an event's alert costs, in plain events written. */
+export const ALERT_WEIGHT = 4;
+/** The first chunk of a request, before anything is learnt: sized as if half its events alert. */
+const FIRST_CHUNK = Math.round(INGEST_CHUNK / (1 + ALERT_WEIGHT / 2));
 
 export class ChunkSize {
   private current = FIRST_CHUNK;
@@ -20,11 +22,10 @@ export class ChunkSize {
     return this.current;
   }
 
-  /** Learns from a written chunk: `events` stored while its transaction held the database `heldMs`. */
-  record(events: number, heldMs: number): void {
+  /** Learns from a written chunk: `events` stored, `alerts` raised with them. */
+  record(events: number, alerts: number): void {
     if (events === 0) return;
-    const fitting = (events * CHUNK_BUDGET_MS) / Math.max(heldMs, 1);
-    // Grows at most twofold a chunk (one quick chunk says little), shrinks at once.
-    this.current = Math.round(Math.min(INGEST_CHUNK, Math.max(MIN_CHUNK, Math.min(fitting, 2 * this.current))));
+    const alertsPerEvent = Math.min(1, alerts / events);
+    this.current = Math.max(1, Math.round(INGEST_CHUNK / (1 + ALERT_WEIGHT * alertsPerEvent)));
   }
 }

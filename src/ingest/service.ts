@@ -118,9 +118,9 @@ export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow,
     next?.catch(() => {});
     errors.push(...chunk.refused);
     try {
-      const stored = await storeChunk(ctx, pattern, chunk, warnings, errors);
-      alertsCreated += stored.created;
-      size.record(chunk.accepted.length, stored.heldMs);
+      const created = await storeChunk(ctx, pattern, chunk, warnings, errors);
+      alertsCreated += created;
+      size.record(chunk.accepted.length, created);
     } catch (error) {
       throw acceptedIndexes.length === 0 ? error : partlyStored(error, acceptedIndexes.length, items.length);
     }
@@ -163,23 +163,20 @@ function withoutRefused(chunk: PreparedChunk, matches: Matches, errors: IngestOu
 }
 
 /** Once a chunk is matched, stores its events, their fields and their alerts in one transaction (in
- * the database's ingest lane); answers the alerts created and how long the transaction held the database. */
-async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: PreparedChunk, warnings: string[], errors: IngestOutcome['errors']): Promise<{ created: number; heldMs: number }> {
-  const none = { created: 0, heldMs: 0 };
-  if (chunk.accepted.length === 0) return none;
+ * the database's ingest lane); answers the alerts created. */
+async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: PreparedChunk, warnings: string[], errors: IngestOutcome['errors']): Promise<number> {
+  if (chunk.accepted.length === 0) return 0;
   // Matching runs before the transaction: the database is held only for the reads and writes.
   const matches = withoutRefused(chunk, await chunk.matching, errors, warnings);
   const { accepted } = chunk;
-  if (accepted.length === 0) return none;
+  if (accepted.length === 0) return 0;
   const plan = await chunk.planning;
   if (plan) warnings.push(...plan.takeWarnings());
   // The alerts are drafted before the transaction (a read outside it waits behind at most one ingest
   // transaction), so the transaction holds the database only for its writes.
   const { alerts, seen } = draftAlerts(matches, await matchedRules(ctx.db, matches.ruleIds), ctx.enricher, pattern, accepted);
-  let startedAt = 0;
   try {
-    const created = await ctx.db.transaction(async (tx) => {
-      startedAt = performance.now();
+    return await ctx.db.transaction(async (tx) => {
       // Sent together, without waiting for each other's answers: the database runs them in order.
       // The catalogue counts stored events; the chunk's counts assume every event is new, and the
       // repeats (kept once) are taken back below.
@@ -199,8 +196,6 @@ async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: P
       warnings.push(...correlated.warnings);
       return created + (await insertAlerts(tx, correlated.alerts));
     }, { lane: 'ingest' });
-    const heldMs = performance.now() - startedAt;
-    return { created, heldMs };
   } catch (error) {
     if (plan) forgetStates(ctx);
     throw error;
