@@ -8,10 +8,25 @@ export interface Queryable {
   query<T extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
 }
 
+/** How a transaction queues for the database. */
+export interface TransactionOptions {
+  /**
+   * 'ingest': a write of the ingest pipeline, which may come in bursts from many requests at once.
+   * Such transactions take turns in a lane of their own (lane.ts): on the embedded database one at a
+   * time, so a read waits behind at most one of them; on PostgreSQL at most INGEST_CONNECTIONS of the
+   * pool's connections, so other requests always find one. Keep each to about 0.1 s of work.
+   */
+  lane?: 'ingest';
+}
+
 export interface Database extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** Answers once the database is reachable and working, without queueing behind other requests'
+   * transactions (health checks): the embedded database's thread answers between two statements;
+   * PostgreSQL runs `SELECT 1` on a connection of the pool, which ingest never fills. */
+  ping(): Promise<void>;
   /** Runs several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
   /** Calls `onNotify` on every NOTIFY on `channel` (a lower-case SQL identifier) until the answered

@@ -1,18 +1,21 @@
 // Entry of the database thread (started by pglite.ts): opens the embedded database and runs the
 // statements it is sent. Each transaction stays open, holding PGlite's transaction lock, until the
 // starter says whether to commit; statements sent outside it wait for that lock as they would in one
-// thread. Errors go back as their fields (code, detail, constraint, ...), which the starter rebuilds.
+// thread; ingest transactions take turns (one at a time, reads sent meanwhile running between two of
+// them: see TransactionOptions). Errors go back as their fields (code, detail, constraint, ...), which the starter rebuilds.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Transaction } from '@electric-sql/pglite';
+import type { TransactionOptions } from './database.js';
 import { createEngine } from './pglite-engine.js';
 
 export type DatabaseRequest =
   | { op: 'query'; sql: string; params: unknown[]; tx?: number }
   | { op: 'exec'; sql: string }
-  | { op: 'begin'; tx: number }
+  | { op: 'begin'; tx: number; lane?: TransactionOptions['lane'] }
   | { op: 'end'; tx: number; commit: boolean }
   | { op: 'listen'; channel: string }
   | { op: 'unlisten'; channel: string }
+  | { op: 'ping' }
   | { op: 'dump' }
   | { op: 'close' };
 
@@ -50,15 +53,20 @@ try {
   const transactions = new Map<number, OpenTransaction>();
   const listening = new Map<string, () => Promise<void>>();
   // The starter numbers its transactions and sends their statements without waiting for the start.
-  const begin = (id: number) => {
+  // Ingest transactions take turns: the next one asks PGlite for its lock only once the one ahead has
+  // ended, so the reads sent meanwhile (queued for the lock in arrival order) run between the two.
+  let ingestTurn: Promise<unknown> = Promise.resolve();
+  const begin = (id: number, lane: TransactionOptions['lane']) => {
     let decide!: (commit: boolean) => void;
     const decided = new Promise<boolean>((resolve) => (decide = resolve));
     let started!: (tx: Transaction) => void;
     const open: OpenTransaction = { started: new Promise<Transaction>((resolve) => (started = resolve)), decide, done: Promise.resolve() };
-    open.done = lite.transaction(async (tx) => {
-      started(tx);
-      if (!(await decided)) throw ROLLBACK;
-    });
+    const run = () =>
+      lite.transaction(async (tx) => {
+        started(tx);
+        if (!(await decided)) throw ROLLBACK;
+      });
+    open.done = lane === 'ingest' ? (ingestTurn = ingestTurn.then(run, run)) : run();
     // A transaction that could not start fails its statements with the reason.
     open.started = Promise.race([open.started, open.done.then(() => Promise.reject(new Error('the transaction has ended')))]);
     open.started.catch(() => {});
@@ -78,7 +86,7 @@ try {
         await lite.exec(request.sql);
         return undefined;
       case 'begin':
-        begin(request.tx);
+        begin(request.tx, request.lane);
         return undefined;
       case 'end': {
         const open = transactions.get(request.tx);
@@ -97,6 +105,11 @@ try {
       case 'unlisten':
         await listening.get(request.channel)?.();
         listening.delete(request.channel);
+        return undefined;
+      case 'ping':
+        // Answered between statements, whatever the transactions waiting: the thread is alive and the
+        // engine open.
+        if (lite.closed) throw new Error('the embedded database is closed');
         return undefined;
       case 'dump':
         return await ((await lite.dumpDataDir('none')) as Blob).arrayBuffer();

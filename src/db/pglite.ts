@@ -1,7 +1,7 @@
 // The embedded database: PostgreSQL compiled to WebAssembly (PGlite), kept in a data directory or in
 // memory. It runs on a thread of its own (pglite-worker.ts), so the statements of one request execute
 // while this thread parses, checks and answers others: storing events and handling requests use both
-// cores. One process at a time may open a data directory; see data-dir-lock.ts.
+// cores. Ingest transactions take turns on that thread, so no burst of them queues ahead of a read. One process at a time may open a data directory; see data-dir-lock.ts.
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../threads/worker-entry.js';
 import { checkChannel, type Database, type Queryable, type Row } from './database.js';
@@ -71,13 +71,17 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database 
   return {
     kind: 'pglite',
     query: (sql, params) => query(sql, params),
+    async ping() {
+      await call({ op: 'ping' });
+    },
     async exec(sql) {
       await call({ op: 'exec', sql });
     },
-    async transaction(work) {
-      // Begun without waiting: the thread holds this transaction's statements until it has started.
+    async transaction(work, options) {
+      // Begun without waiting: the thread holds this transaction's statements until it has started
+      // (an ingest transaction also until the one ahead of it has ended).
       const tx = nextTx++;
-      void call({ op: 'begin', tx }).catch(() => {});
+      void call({ op: 'begin', tx, lane: options?.lane }).catch(() => {});
       const scoped: Queryable = { query: (sql, params) => query(sql, params, tx) };
       let result;
       try {

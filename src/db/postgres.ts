@@ -1,6 +1,8 @@
-// PostgreSQL through a `pg` connection pool (DATABASE_URL).
+// PostgreSQL through a `pg` connection pool (DATABASE_URL). Ingest transactions hold at most
+// INGEST_CONNECTIONS of its connections at once (lane.ts), so other requests always find one.
 import pg from 'pg';
 import { checkChannel, type Database, type Queryable, type Row } from './database.js';
+import { Lane } from './lane.js';
 
 // Keep int8 (counts, sums) as JavaScript numbers: every count we return fits comfortably.
 pg.types.setTypeParser(20, (value: string) => Number(value));
@@ -65,8 +67,13 @@ async function listenOn(url: string, channel: string, onNotify: () => void): Pro
   };
 }
 
+/** Connections of the pool. */
+export const POOL_CONNECTIONS = 10;
+/** The most of them ingest transactions hold at once (see TransactionOptions). */
+export const INGEST_CONNECTIONS = 4;
+
 export async function openPostgres(url: string): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const pool = new pg.Pool({ connectionString: url, max: POOL_CONNECTIONS });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const client = await pool.connect();
@@ -77,36 +84,50 @@ export async function openPostgres(url: string): Promise<Database> {
 
   const listeners = new Set<() => Promise<void>>();
 
+  /** At most INGEST_CONNECTIONS connections for ingest writes: the rest stay for other requests. */
+  const ingestLane = new Lane(INGEST_CONNECTIONS);
+  const inTransaction = async <T>(work: (tx: Queryable) => Promise<T>): Promise<T> => {
+    const conn = await pool.connect();
+    // Statements sent without waiting for each other's answers run one after another, in order
+    // (a connection runs one query at a time).
+    let queue: Promise<unknown> = Promise.resolve();
+    const tx: Queryable = {
+      query: <T extends Row>(sql: string, params: readonly unknown[] = []) => {
+        const run = queue.then(() => conn.query(sql, params as unknown[])).then((result) => result.rows as T[]);
+        queue = run.catch(() => {});
+        return run;
+      },
+    };
+    try {
+      await conn.query('BEGIN');
+      const result = await work(tx);
+      await queue;
+      await conn.query('COMMIT');
+      return result;
+    } catch (error) {
+      await queue;
+      await conn.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      conn.release();
+    }
+  };
+
   return {
     kind: 'postgres',
     query,
+    async ping() {
+      await pool.query('SELECT 1');
+    },
     async exec(sql) {
       await pool.query(sql);
     },
-    async transaction(work) {
-      const conn = await pool.connect();
-      // Statements sent without waiting for each other's answers run one after another, in order
-      // (a connection runs one query at a time).
-      let queue: Promise<unknown> = Promise.resolve();
-      const tx: Queryable = {
-        query: <T extends Row>(sql: string, params: readonly unknown[] = []) => {
-          const run = queue.then(() => conn.query(sql, params as unknown[])).then((result) => result.rows as T[]);
-          queue = run.catch(() => {});
-          return run;
-        },
-      };
+    async transaction(work, options) {
+      const leave = options?.lane === 'ingest' ? await ingestLane.enter() : undefined;
       try {
-        await conn.query('BEGIN');
-        const result = await work(tx);
-        await queue;
-        await conn.query('COMMIT');
-        return result;
-      } catch (error) {
-        await queue;
-        await conn.query('ROLLBACK').catch(() => {});
-        throw error;
+        return await inTransaction(work);
       } finally {
-        conn.release();
+        leave?.();
       }
     },
     async listen(channel, onNotify) {

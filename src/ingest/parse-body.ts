@@ -2,10 +2,12 @@
 // per line), optionally gzip-compressed. Bad lines or non-object items are reported, not fatal.
 // Limits (a request past one is refused whole with 413, before anything is stored): 10 MiB sent, 10 MiB
 // after gunzip (inflating stops as soon as it passes), MAX_INGEST_EVENTS events (or _bulk actions).
-import { gunzipSync } from 'node:zlib';
+// The body is inflated off the event loop with its lines counted as they come (inflate-body.ts), so a
+// body of far too many lines is refused before it is split or parsed.
 import { HttpError, badRequest } from '../http/errors.js';
+import { MAX_INGEST_BYTES, inflateBody, type LineLimit } from './inflate-body.js';
 
-export const MAX_INGEST_BYTES = 10 * 1024 * 1024;
+export { MAX_INGEST_BYTES };
 
 /** Most events (lines, array items, _bulk actions) one ingest request may carry: far above what
  * shippers send by default (Filebeat 1,600 events, Logstash 125 per worker), low enough that a body of
@@ -23,33 +25,6 @@ export interface ParsedBatch {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/** Whether a Content-Encoding header asks for gunzip (`gzip`, `x-gzip`) or nothing (absent, `identity`);
- * any other coding (or gzip twice) is refused with 415 rather than read as garbage. */
-function gzipped(encoding: string | undefined): boolean {
-  const codings = (encoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
-  const gzip = codings.filter((c) => c === 'gzip' || c === 'x-gzip').length;
-  if (gzip !== codings.length || gzip > 1) {
-    throw new HttpError(415, `Unsupported Content-Encoding '${String(encoding).slice(0, 100)}': send the body uncompressed or gzip-compressed`);
-  }
-  return gzip === 1;
-}
-
-/** The body's bytes, gunzipped when the Content-Encoding says so (bounded to MAX_INGEST_BYTES). */
-function inflate(raw: Buffer, encoding: string | undefined): Buffer {
-  let data = raw;
-  if (gzipped(encoding)) {
-    try {
-      data = gunzipSync(raw, { maxOutputLength: MAX_INGEST_BYTES });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-        throw new HttpError(413, `The body unzips to more than ${MAX_INGEST_BYTES / 1024 / 1024} MiB, the most one ingest request may carry: send smaller batches`);
-      }
-      throw badRequest('Body is not valid gzip');
-    }
-  }
-  return data;
-}
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -73,10 +48,36 @@ function strictLines(data: Buffer): (string | null)[] {
   return lines;
 }
 
+/** A _bulk action takes one line or two: past twice the most actions, the request holds too many. */
+const bulkLimit: LineLimit = (count) => (count.lines > 2 * MAX_INGEST_EVENTS ? tooManyEvents('actions') : undefined);
+
+/**
+ * Events are non-blank lines unless the body is a JSON array or one JSON document spread over lines.
+ * Past MAX_INGEST_EVENTS lines it is neither when it does not open with '[' and its first line is a
+ * JSON value on its own (one document followed by more lines is no document): too many events.
+ */
+function ndjsonLimit(): LineLimit {
+  let firstLineAlone: boolean | undefined;
+  return (count) => {
+    if (count.lines <= MAX_INGEST_EVENTS || count.firstByte === 0x5b || count.firstLine === undefined) return undefined;
+    firstLineAlone ??= parsesAlone(count.firstLine);
+    return firstLineAlone ? tooManyEvents() : undefined;
+  };
+}
+
+function parsesAlone(line: Buffer): boolean {
+  try {
+    JSON.parse(line.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The body's lines (the Elasticsearch _bulk receiver), never altered: a line that is not valid UTF-8
  * is null, for the caller to refuse alone. */
-export function decodeLines(raw: Buffer, encoding: string | undefined): (string | null)[] {
-  const data = inflate(raw, encoding);
+export async function decodeLines(raw: Buffer, encoding: string | undefined): Promise<(string | null)[]> {
+  const data = await inflateBody(raw, encoding, bulkLimit);
   const text = strictText(data);
   return text !== null ? text.split('\n') : strictLines(data);
 }
@@ -86,8 +87,8 @@ export function decodeLines(raw: Buffer, encoding: string | undefined): (string 
  * an NDJSON line holding such bytes is rejected alone (the other lines are read); a single JSON
  * document (an object or an array) holding them is a 400.
  */
-export function readEvents(raw: Buffer, encoding: string | undefined): ParsedBatch {
-  const data = inflate(raw, encoding);
+export async function readEvents(raw: Buffer, encoding: string | undefined): Promise<ParsedBatch> {
+  const data = await inflateBody(raw, encoding, ndjsonLimit());
   const text = strictText(data);
   if (text !== null) return parseEvents(text);
   const lines = strictLines(data);

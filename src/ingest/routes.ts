@@ -80,7 +80,7 @@ export async function ingestRoutes(app: App, ctx: AppContext): Promise<void> {
         const pattern = patterns.get(request)!;
         const raw = request.body as Buffer | undefined;
         if (!raw || raw.length === 0) throw new HttpError(400, 'The body holds no events');
-        const batch = readEvents(raw, request.headers['content-encoding']);
+        const batch = await readEvents(raw, request.headers['content-encoding']);
         const outcome = await ingestEvents(ctx, pattern, batch.events, batch.errors);
         for (const warning of outcome.warnings) request.log.warn(warning);
         return {

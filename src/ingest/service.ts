@@ -1,9 +1,9 @@
 // The one ingest pipeline every door calls (POST /api/logs/{pattern}, the Elasticsearch-compatible
 // _bulk facade): check each event, match the accepted ones against the pattern's deployed rules, then
 // store the events, count their fields and write their alerts in one transaction. A big request goes
-// through in chunks of INGEST_CHUNK events, each matched and committed on its own, with other requests
-// served between chunks (the embedded database has one connection: one long transaction would stall
-// every request). When it resolves, every accepted event is durably stored and matched and its alerts
+// through in chunks, each matched and committed on its own in the database's ingest lane, sized to
+// about 0.1 s of writing (chunk-size.ts), with other requests served between chunks: the ingest
+// transactions of concurrent requests take turns, and a read waits behind at most one of them. When it resolves, every accepted event is durably stored and matched and its alerts
 // are written; re-sending the same events stores nothing twice and raises no alert twice, so a request
 // that fails part-way (its answer says how many events were stored) is simply sent again. An event the
 // matcher refuses (matching it could exceed the per-event work budget) is rejected alone, like an event
@@ -21,6 +21,7 @@ import { eventTime, unstorableJson } from './event-checks.js';
 import { eventHash } from './event-hash.js';
 import { countFields, recordFields } from './field-catalogue.js';
 import { correlationPlan, type CorrelationPlan } from '../correlation/plan.js';
+import { ChunkSize, INGEST_CHUNK } from './chunk-size.js';
 import { correlate } from '../correlation/correlate.js';
 import { forgetStates } from '../correlation/states.js';
 
@@ -65,8 +66,7 @@ function inEventTimeOrder(items: IngestItem[], timestampField: ReturnType<typeof
   return [...items].sort((a, b) => times.get(a)! - times.get(b)!);
 }
 
-/** Events matched and committed together; small enough that a chunk holds the database for a fraction of a second. */
-export const INGEST_CHUNK = 1000;
+export { INGEST_CHUNK };
 
 /** Events checked between two turns of the event loop (about 5 ms of work). */
 const CHECK_SLICE = 250;
@@ -85,11 +85,11 @@ export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow,
   // Each chunk is checked and sent to matching (on the matcher thread) before the chunk ahead of it is
   // written, so matching one overlaps writing the other. The checks run in slices: the statements of
   // the transaction ahead are sent between them, so the database thread is not left waiting.
-  const prepare = async (start: number): Promise<PreparedChunk> => {
+  const prepare = async (start: number, size: number): Promise<PreparedChunk> => {
     const accepted: AcceptedEvent[] = [];
     const indexes: number[] = [];
     const refused: PreparedChunk['refused'] = [];
-    const slice = ordered.slice(start, start + INGEST_CHUNK);
+    const slice = ordered.slice(start, start + size);
     for (let i = 0; i < slice.length; i++) {
       if (i > 0 && i % CHECK_SLICE === 0) await otherRequestsRun();
       const { index, event } = slice[i];
@@ -109,17 +109,20 @@ export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow,
     planning.catch(() => {});
     // Counted before the chunk's transaction, which holds the database only for its own statements.
     const fields = countFields(accepted.map((e) => e.event));
-    return { accepted, indexes, refused, matching, planning, fields };
+    return { end: start + slice.length, accepted, indexes, refused, matching, planning, fields };
   };
-  let next: Promise<PreparedChunk> | undefined = ordered.length > 0 ? prepare(0) : undefined;
-  for (let start = 0; next; start += INGEST_CHUNK) {
+  const size = new ChunkSize();
+  let next: Promise<PreparedChunk> | undefined = ordered.length > 0 ? prepare(0, size.events) : undefined;
+  while (next) {
     const chunk = await next;
-    next = start + INGEST_CHUNK < ordered.length ? prepare(start + INGEST_CHUNK) : undefined;
+    next = chunk.end < ordered.length ? prepare(chunk.end, size.events) : undefined;
     // Awaited in turn; left unobserved only when this chunk fails.
     next?.catch(() => {});
     errors.push(...chunk.refused);
     try {
-      alertsCreated += await storeChunk(ctx, pattern, chunk, warnings, errors);
+      const created = await storeChunk(ctx, pattern, chunk, warnings, errors);
+      alertsCreated += created;
+      size.record(chunk.accepted.length, created);
     } catch (error) {
       throw acceptedIndexes.length === 0 ? error : partlyStored(error, acceptedIndexes.length, items.length);
     }
@@ -131,6 +134,8 @@ export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow,
 
 /** A chunk's events checked, and their matching under way. */
 interface PreparedChunk {
+  /** Where the next chunk starts in the request. */
+  end: number;
   accepted: AcceptedEvent[];
   /** Request positions of the accepted events. */
   indexes: number[];
@@ -159,7 +164,8 @@ function withoutRefused(chunk: PreparedChunk, matches: Matches, errors: IngestOu
   return { hits, refused: [], ruleIds: ruleIdsOf(hits) };
 }
 
-/** Once a chunk is matched, stores its events, their fields and their alerts in one transaction. */
+/** Once a chunk is matched, stores its events, their fields and their alerts in one transaction (in
+ * the database's ingest lane); answers the alerts created. */
 async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: PreparedChunk, warnings: string[], errors: IngestOutcome['errors']): Promise<number> {
   if (chunk.accepted.length === 0) return 0;
   // Matching runs before the transaction: the database is held only for the reads and writes.
@@ -168,19 +174,21 @@ async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: P
   if (accepted.length === 0) return 0;
   const plan = await chunk.planning;
   if (plan) warnings.push(...plan.takeWarnings());
+  // The alerts are drafted before the transaction (a read outside it waits behind at most one ingest
+  // transaction), so the transaction holds the database only for its writes.
+  const { alerts, seen } = draftAlerts(matches, await matchedRules(ctx.db, matches.ruleIds), ctx.enricher, pattern, accepted);
   try {
     return await ctx.db.transaction(async (tx) => {
       // Sent together, without waiting for each other's answers: the database runs them in order.
       // The catalogue counts stored events; the chunk's counts assume every event is new, and the
-      // repeats (kept once) are taken back below. The matched rules are read here rather than before
-      // the transaction, where a read waits for every chunk being written.
+      // repeats (kept once) are taken back below.
       const storing = ctx.history.store(tx, pattern.id, accepted);
       const counting = recordFields(tx, pattern.id, chunk.fields);
-      // Observed below; a failure meanwhile must not count as unhandled.
-      for (const pending of [storing, counting]) pending.catch(() => {});
-      const { alerts, seen } = draftAlerts(matches, await matchedRules(tx, matches.ruleIds), ctx.enricher, pattern, accepted);
       const drafts = alerts.map((alert, i) => ({ alert, event: seen[i] })).filter((d) => !plan?.silenced.has(d.alert.ruleId));
-      const [stored, , created] = await Promise.all([storing, counting, raiseAlerts(tx, drafts)]);
+      const alerting = raiseAlerts(tx, drafts);
+      // Observed below; a failure meanwhile must not count as unhandled.
+      for (const pending of [storing, counting, alerting]) pending.catch(() => {});
+      const [stored, , created] = await Promise.all([storing, counting, alerting]);
       const isNew = new Set(stored);
       const repeats = accepted.filter((e) => !stored.delete(e.hash));
       if (repeats.length > 0) await recordFields(tx, pattern.id, countFields(repeats.map((e) => e.event)), -1);
@@ -190,7 +198,7 @@ async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: P
       const correlated = await correlate(ctx, tx, pattern, plan, inputs);
       warnings.push(...correlated.warnings);
       return created + (await raiseAlerts(tx, correlated.alerts.map((alert) => ({ alert, event: {} }))));
-    });
+    }, { lane: 'ingest' });
   } catch (error) {
     if (plan) forgetStates(ctx);
     throw error;

@@ -18,6 +18,7 @@ import { enabledExceptionSpecs } from './exceptions/store.js';
 import { MAX_TEST_WORK, matchingCost, overTestWork, testTooLarge } from './rule-jobs.js';
 import { MAX_EVENT_CHARS } from '../ingest/service.js';
 import { eventTimeAccessor } from '../ingest/event-time-fields.js';
+import { Pacer, mergeRuns } from './paced-merge.js';
 
 /** Sample events one correlation test takes. */
 export const MAX_CORRELATION_SAMPLES = 10_000;
@@ -121,12 +122,19 @@ function matchesOf(tester: CorrelationTester, raw: Record<string, unknown>, time
 }
 
 /** Replays matches in event-time order through a fresh state; answers the correlation's firings. */
-function replay(tester: CorrelationTester, matches: Match[]): Firing[] {
-  matches.sort((a, b) => a.time - b.time || a.order - b.order);
+const inTimeOrder = (a: Match, b: Match) => a.time - b.time || a.order - b.order;
+
+/** Replays `runs` of matches (each in time order) through the correlation, a slice at a time. */
+async function replay(tester: CorrelationTester, runs: Match[][]): Promise<Firing[]> {
+  const pacer = new Pacer();
+  const matches = await mergeRuns(runs, inTimeOrder, pacer);
   const state = newState(tester.set);
   const firings: Firing[] = [];
   const keep = (list: Firing[]) => firings.push(...list.filter((f) => f.correlation.index === tester.top));
-  for (const m of matches) keep(feed(tester.set, state, { ruleRef: m.refs, eventId: String(m.id), time: m.time, fields: m.fields }).firings);
+  for (const m of matches) {
+    keep(feed(tester.set, state, { ruleRef: m.refs, eventId: String(m.id), time: m.time, fields: m.fields }).firings);
+    await pacer.step();
+  }
   keep(flush(tester.set, state).firings);
   return firings;
 }
@@ -167,7 +175,7 @@ export async function testAgainstSamples(tester: CorrelationTester, samples: Rec
     const time = eventTime(tester.timestamp, raw, now) ?? now;
     matches.push(...matchesOf(tester, raw, time.getTime(), i, i));
   }
-  return replay(tester, matches).map((f) => view(f, true));
+  return (await replay(tester, [matches.sort(inTimeOrder)])).map((f) => view(f, true));
 }
 
 /** Dry run over stored events: matches are collected (newest first), then replayed oldest first. */
@@ -179,12 +187,15 @@ export async function testAgainstHistory(
   until: Date,
   maxEvents: number,
 ): Promise<{ firings: FiringView[]; scanned: number; truncated: boolean }> {
-  const matches: Match[] = [];
+  // Each batch's matches, put in time order as the batch ends (a sort of one batch is short).
+  const runs: Match[][] = [];
+  let matchCount = 0;
   let scanned = 0;
   let truncated = false;
   // A stored event holds at most MAX_EVENT_CHARS of JSON: below this cost none can pass the work budget.
   const bounded = tester.cost * MAX_EVENT_CHARS > MAX_TEST_WORK;
   await ctx.history.scan(pattern.id, since, until, async (batch) => {
+    const run: Match[] = [];
     let sliceStart = performance.now();
     for (const stored of batch) {
       if (performance.now() - sliceStart > SLICE_MS) {
@@ -193,10 +204,12 @@ export async function testAgainstHistory(
       }
       scanned++;
       if (bounded) checkWork(tester, stored.event, 'a stored event');
-      matches.push(...matchesOf(tester, stored.event, stored.eventTime.getTime(), -scanned, stored.id));
+      run.push(...matchesOf(tester, stored.event, stored.eventTime.getTime(), -scanned, stored.id));
     }
-    if (scanned >= maxEvents || matches.length >= MAX_HISTORY_MATCHES) truncated = true;
+    runs.push(run.sort(inTimeOrder));
+    matchCount += run.length;
+    if (scanned >= maxEvents || matchCount >= MAX_HISTORY_MATCHES) truncated = true;
     return !truncated;
   });
-  return { firings: replay(tester, matches).map((f) => view(f, false)), scanned, truncated };
+  return { firings: (await replay(tester, runs)).map((f) => view(f, false)), scanned, truncated };
 }

@@ -47,7 +47,7 @@ describeEachDatabase('health answers while ingest works', (ctx) => {
     const before = await storedEvents();
     const tiny = '{}\n'.repeat(1_000_000);
     const cases = [
-      ['gzip bomb', logs(gzipSync(Buffer.from('{"a":1}\n'.repeat(1_500_000)), { level: 9 }), { 'content-encoding': 'gzip' }), /unzips to more than 10 MiB/],
+      ['gzip bomb', logs(gzipSync(Buffer.from(`{"a":"${'x'.repeat(248)}"}\n`.repeat(48_000)), { level: 9 }), { 'content-encoding': 'gzip' }), /unzips to more than 10 MiB/],
       ['a million tiny events', logs(tiny), /more than 100,000 events/],
       ['a million tiny events, gzip', logs(gzipSync(Buffer.from(tiny)), { 'content-encoding': 'gzip' }), /more than 100,000 events/],
       ['a million _bulk actions, gzip', bulk(gzipSync(Buffer.from('{"index":{}}\n{}\n'.repeat(500_000))), { 'content-encoding': 'gzip' }), /more than 100,000 actions/],
@@ -90,7 +90,7 @@ describeEachDatabase('health answers while ingest works', (ctx) => {
     const match = /; (\d+) of the request's 30000 events were stored before this failure: send the request again/.exec(answer.data.detail);
     assert.ok(match, answer.data.detail);
     const stored = Number(match[1]);
-    assert.ok(stored > 0 && stored < total && stored % INGEST_CHUNK === 0, String(stored));
+    assert.ok(stored > 0 && stored < total, String(stored));
     assert.equal(await storedEvents(), before + stored, 'exactly the events the answer reports are stored');
 
     const again = await logs(body)();

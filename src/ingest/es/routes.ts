@@ -16,6 +16,7 @@ import { bulkAnswer } from './bulk-answer.js';
 import { decodeBulk } from './bulk-decode.js';
 import { indexNameProblem } from './index-name.js';
 import { BulkSlots } from './overload.js';
+import { closeAfterAnswer } from './refuse-unread.js';
 import { PRODUCT_HEADERS, sendEsError } from './errors.js';
 import { HEALTH_DOCUMENT, LICENSE_DOCUMENT, nodesDocument, rootDocument, xpackDocument } from './info.js';
 import { BulkAnswerSchema, HealthDocument, LicenseDocument, RootDocument, esErrorResponses } from './schemas.js';
@@ -195,7 +196,7 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
     const raw = request.body as Buffer | undefined;
     if (!raw || raw.length === 0) throw badRequest('The bulk request holds no actions');
     const pathIndex = (request.params as { index?: string }).index;
-    const actions = decodeBulk(decodeLines(raw, request.headers['content-encoding']), pathIndex ?? pattern.name);
+    const actions = decodeBulk(await decodeLines(raw, request.headers['content-encoding']), pathIndex ?? pattern.name);
     const items: IngestItem[] = [];
     actions.forEach((action, position) => {
       if (!action.event) return;
@@ -217,12 +218,18 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
     },
     bodyLimit: MAX_INGEST_BYTES,
     // Before the body is read: a wrong token never makes the server buffer up to 10 MiB.
+    // Refused here, the connection is closed after the answer, its body never read.
     onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
-      patterns.set(request, await patternOfCredentials(ctx, request.headers.authorization));
-      const index = (request.params as { index?: string }).index;
-      const problem = index === undefined ? undefined : indexNameProblem(index);
-      if (problem) throw notFound(`No such index [${index!.slice(0, 200)}]: not a valid index name (${problem})`);
-      slots.take(reply);
+      try {
+        patterns.set(request, await patternOfCredentials(ctx, request.headers.authorization));
+        const index = (request.params as { index?: string }).index;
+        const problem = index === undefined ? undefined : indexNameProblem(index);
+        if (problem) throw notFound(`No such index [${index!.slice(0, 200)}]: not a valid index name (${problem})`);
+        slots.take(reply);
+      } catch (error) {
+        closeAfterAnswer(request, reply);
+        throw error;
+      }
     },
     schema: {
       tags: ['ingest'],
