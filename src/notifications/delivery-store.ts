@@ -1,6 +1,7 @@
 // SQL for deliveries: claiming the due ones under a lease (FOR UPDATE SKIP LOCKED, so instances sharing
 // one PostgreSQL never claim the same delivery; a lease left by a stopped instance expires and the
-// delivery is claimed again), recording each attempt's outcome, the throttle's count, the digests of
+// delivery is claimed again), recording each attempt's outcome (only by the lease's holder, so an
+// instance whose lease was taken over records nothing), handing back a claim not attempted in time, the throttle's count, the digests of
 // what the throttle held back, and a retry by hand.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
@@ -33,40 +34,49 @@ export const DELIVERY_COLUMNS = `id, channel_id, alert_id, rule_id, kind, status
 /** How long a claimed delivery stays with the instance that claimed it. */
 export const LEASE_SECONDS = 60;
 
-/** Claims up to `limit` due deliveries for this instance; each claim counts as an attempt. */
-export async function claimDue(db: Queryable, limit: number): Promise<DeliveryRow[]> {
+/** Claims up to `limit` due deliveries for the instance `holder`; each claim counts as an attempt. */
+export async function claimDue(db: Queryable, limit: number, holder: string): Promise<DeliveryRow[]> {
   return db.query<DeliveryRow>(
-    `UPDATE notification_deliveries SET leased_until = now() + make_interval(secs => ${LEASE_SECONDS}), attempts = attempts + 1, updated_at = now()
+    `UPDATE notification_deliveries SET leased_until = now() + make_interval(secs => ${LEASE_SECONDS}), leased_by = $2, attempts = attempts + 1, updated_at = now()
       WHERE id IN (SELECT id FROM notification_deliveries
                     WHERE status = 'pending' AND next_attempt_at <= now() AND (leased_until IS NULL OR leased_until < now())
                     ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
       RETURNING ${DELIVERY_COLUMNS}`,
-    [limit],
+    [limit, holder],
   );
 }
 
-export async function markDelivered(db: Queryable, id: string, statusCode: number | null): Promise<void> {
+/** The lease's holder, still holding it: the only one whose outcome is recorded. */
+const HELD_BY = `id = $1 AND leased_by = $2 AND status = 'pending'`;
+
+export async function markDelivered(db: Queryable, id: string, holder: string, statusCode: number | null): Promise<void> {
   await db.query(
-    `UPDATE notification_deliveries SET status = 'delivered', delivered_at = now(), leased_until = NULL, last_status_code = $2, last_error = NULL, updated_at = now() WHERE id = $1`,
-    [id, statusCode],
+    `UPDATE notification_deliveries SET status = 'delivered', delivered_at = now(), leased_until = NULL, leased_by = NULL, last_status_code = $3, last_error = NULL, updated_at = now()
+      WHERE ${HELD_BY}`,
+    [id, holder, statusCode],
   );
 }
 
 /** A failed attempt: tried again after `retryInSeconds`, or given up (null, or past its give-up time). */
-export async function markFailed(db: Queryable, id: string, error: string, statusCode: number | null, retryInSeconds: number | null): Promise<void> {
+export async function markFailed(db: Queryable, id: string, holder: string, error: string, statusCode: number | null, retryInSeconds: number | null): Promise<void> {
   await db.query(
     `UPDATE notification_deliveries
-        SET status = CASE WHEN $4::float8 IS NULL OR now() + make_interval(secs => $4::float8) > give_up_at THEN 'failed' ELSE 'pending' END,
-            next_attempt_at = CASE WHEN $4::float8 IS NULL THEN next_attempt_at ELSE now() + make_interval(secs => $4::float8) END,
-            leased_until = NULL, last_error = $2, last_status_code = $3, updated_at = now()
-      WHERE id = $1`,
-    [id, error.slice(0, 1000), statusCode, retryInSeconds],
+        SET status = CASE WHEN $5::float8 IS NULL OR now() + make_interval(secs => $5::float8) > give_up_at THEN 'failed' ELSE 'pending' END,
+            next_attempt_at = CASE WHEN $5::float8 IS NULL THEN next_attempt_at ELSE now() + make_interval(secs => $5::float8) END,
+            leased_until = NULL, leased_by = NULL, last_error = $3, last_status_code = $4, updated_at = now()
+      WHERE ${HELD_BY}`,
+    [id, holder, error.slice(0, 1000), statusCode, retryInSeconds],
   );
 }
 
 /** Held back by the channel's throttle, to go out in the rule's digest. */
-export async function markHeld(db: Queryable, id: string): Promise<void> {
-  await db.query(`UPDATE notification_deliveries SET status = 'held', leased_until = NULL, attempts = attempts - 1, updated_at = now() WHERE id = $1`, [id]);
+export async function markHeld(db: Queryable, id: string, holder: string): Promise<void> {
+  await db.query(`UPDATE notification_deliveries SET status = 'held', leased_until = NULL, leased_by = NULL, attempts = attempts - 1, updated_at = now() WHERE ${HELD_BY}`, [id, holder]);
+}
+
+/** A claimed delivery not attempted (its lease would end before an attempt could): due again at once, the claim not counted. */
+export async function releaseClaim(db: Queryable, id: string, holder: string): Promise<void> {
+  await db.query(`UPDATE notification_deliveries SET leased_until = NULL, leased_by = NULL, attempts = attempts - 1, updated_at = now() WHERE ${HELD_BY}`, [id, holder]);
 }
 
 /**

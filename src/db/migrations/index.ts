@@ -16,6 +16,7 @@ import { sql as correlationRules } from './014-correlation-rules.js';
 import { sql as eventBlocks } from './015-event-blocks.js';
 import { sql as notifications } from './016-notifications.js';
 import { sql as alertSuppression } from './017-alert-suppression.js';
+import { sql as deliveryLeaseHolder } from './018-delivery-lease-holder.js';
 
 export interface Migration {
   version: number;
@@ -41,4 +42,5 @@ export const migrations: Migration[] = [
   { version: 15, name: 'event blocks', sql: eventBlocks },
   { version: 16, name: 'notifications', sql: notifications },
   { version: 17, name: 'alert suppression', sql: alertSuppression },
+  { version: 18, name: 'delivery lease holder', sql: deliveryLeaseHolder },
 ];
