@@ -4,15 +4,16 @@
 // (exponential backoff with jitter, or the receiver's Retry-After, for up to a day), or failed. An attempt
 // starts only if its bound ends before the lease does, so no other instance can claim a delivery while
 // it is being sent; what could not be attempted in time is handed back. It also turns held deliveries
-// into digests at the end of their window. A channel failing attempt after attempt is logged once as
-// unhealthy. Nothing here runs inside an ingest request.
+// into digests at the end of their window. A channel failing attempt after attempt is reported once as
+// unhealthy (channel-health.ts). Nothing here runs inside an ingest request.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { SecretBox } from '../auth/secret-box.js';
 import { alertEventIds, findAlert } from '../alerts/queries.js';
 import { alertDetailView } from '../alerts/view.js';
 import type { Database } from '../db/database.js';
-import { findChannel, recordChannelOutcome, type ChannelRow } from './channel-store.js';
+import { recordHealth } from './channel-health.js';
+import { findChannel, type ChannelRow } from './channel-store.js';
 import { openSecrets } from './channel-service.js';
 import { claimDue, digestHeld, LEASE_SECONDS, markDelivered, markFailed, markHeld, releaseClaim, sentBefore, type DeliveryRow } from './delivery-store.js';
 import { POST_TIMEOUT_MS } from './http-post.js';
@@ -118,8 +119,7 @@ export class Dispatcher {
       const retryIn = outcome.retryable ? Math.max(outcome.retryAfterSeconds ?? 0, backoffSeconds(delivery.attempts)) : null;
       await markFailed(db, delivery.id, holder, outcome.error ?? 'failed', outcome.statusCode ?? null, retryIn);
     }
-    const becameUnhealthy = await recordChannelOutcome(db, channel.id, outcome.ok ? null : (outcome.error ?? 'failed'));
-    if (becameUnhealthy) log?.warn({ channel: channel.name, error: outcome.error }, `notification channel '${channel.name}' is unhealthy: its last attempts failed`);
+    await recordHealth(db, channel, outcome.ok ? null : (outcome.error ?? 'failed'), log);
   }
 
   private async messageOf(delivery: DeliveryRow): Promise<Message | undefined> {
