@@ -34,14 +34,16 @@ export const DELIVERY_COLUMNS = `id, channel_id, alert_id, rule_id, kind, status
 /** How long a claimed delivery stays with the instance that claimed it. */
 export const LEASE_SECONDS = 60;
 
-/** Claims up to `limit` due deliveries for the instance `holder`; each claim counts as an attempt. */
+/** Claims up to `limit` due deliveries for the instance `holder`, answered in creation order; each claim counts as an attempt. */
 export async function claimDue(db: Queryable, limit: number, holder: string): Promise<DeliveryRow[]> {
   return db.query<DeliveryRow>(
-    `UPDATE notification_deliveries SET leased_until = now() + make_interval(secs => ${LEASE_SECONDS}), leased_by = $2, attempts = attempts + 1, updated_at = now()
-      WHERE id IN (SELECT id FROM notification_deliveries
-                    WHERE status = 'pending' AND next_attempt_at <= now() AND (leased_until IS NULL OR leased_until < now())
-                    ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-      RETURNING ${DELIVERY_COLUMNS}`,
+    `WITH claimed AS (
+       UPDATE notification_deliveries SET leased_until = now() + make_interval(secs => ${LEASE_SECONDS}), leased_by = $2, attempts = attempts + 1, updated_at = now()
+        WHERE id IN (SELECT id FROM notification_deliveries
+                      WHERE status = 'pending' AND next_attempt_at <= now() AND (leased_until IS NULL OR leased_until < now())
+                      ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING ${DELIVERY_COLUMNS})
+     SELECT * FROM claimed ORDER BY created_at, id`,
     [limit, holder],
   );
 }
@@ -81,16 +83,19 @@ export async function releaseClaim(db: Queryable, id: string, holder: string): P
 
 /**
  * Messages of this rule the channel sent, is sending or gave up on within the window, before this
- * delivery (in creation order, so of several claimed together the first ones go out): the throttle's count.
+ * delivery (in creation order, so of several claimed together the first ones go out): the throttle's
+ * count, counted up to `upTo` (all the throttle needs to know).
  */
-export async function sentBefore(db: Queryable, delivery: Pick<DeliveryRow, 'id' | 'channel_id' | 'rule_id'>, windowSeconds: number): Promise<number> {
+export async function sentBefore(db: Queryable, delivery: Pick<DeliveryRow, 'id' | 'channel_id' | 'rule_id'>, windowSeconds: number, upTo: number): Promise<number> {
   // The order is compared in SQL: a JavaScript Date would drop the microseconds of created_at.
   const [row] = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM notification_deliveries d, (SELECT created_at, id FROM notification_deliveries WHERE id = $4) AS this
-      WHERE d.channel_id = $1 AND d.rule_id = $2 AND d.kind = 'alert' AND d.created_at > now() - make_interval(secs => $3)
-        AND (d.created_at, d.id) < (this.created_at, this.id)
-        AND (d.status IN ('delivered', 'failed') OR (d.status = 'pending' AND d.attempts > 0))`,
-    [delivery.channel_id, delivery.rule_id, windowSeconds, delivery.id],
+    `SELECT count(*)::int AS n FROM (
+       SELECT 1 FROM notification_deliveries d, (SELECT created_at, id FROM notification_deliveries WHERE id = $4) AS this
+        WHERE d.channel_id = $1 AND d.rule_id = $2 AND d.kind = 'alert' AND d.created_at > now() - make_interval(secs => $3)
+          AND (d.created_at, d.id) < (this.created_at, this.id)
+          AND (d.status IN ('delivered', 'failed') OR (d.status = 'pending' AND d.attempts > 0))
+        LIMIT $5) AS counted`,
+    [delivery.channel_id, delivery.rule_id, windowSeconds, delivery.id, upTo],
   );
   return row.n;
 }

@@ -86,10 +86,14 @@ export class Dispatcher {
     await Promise.all(
       [...byChannel].map(async ([channelId, queue]) => {
         const channel = await findChannel(db, channelId);
+        if (!channel) return; // deleted meanwhile: its deliveries went with it
+        const held = await this.overThrottle(channel, queue);
+        const health = { recordedHealthy: false };
         const worker = async () => {
           for (let next = queue.shift(); next; next = queue.shift()) {
-            if (Date.now() > startBy) await releaseClaim(db, next.id, this.instance);
-            else await this.deliver(next, channel);
+            if (held.has(next.id)) await markHeld(db, next.id, this.instance);
+            else if (Date.now() > startBy) await releaseClaim(db, next.id, this.instance);
+            else await this.deliver(next, channel, health);
           }
         };
         await Promise.all(Array.from({ length: Math.min(PER_CHANNEL, queue.length) }, worker));
@@ -98,13 +102,28 @@ export class Dispatcher {
     return due.length;
   }
 
-  private async deliver(delivery: DeliveryRow, channel: ChannelRow | undefined): Promise<void> {
+  /**
+   * The first attempts (in creation order, as claimed) that the channel's throttle holds back: per rule,
+   * the messages sent within the window before the first of them, counted once, and then each one admitted.
+   */
+  private async overThrottle(channel: ChannelRow, claimed: DeliveryRow[]): Promise<Set<string>> {
+    const byRule = new Map<string, DeliveryRow[]>();
+    for (const d of claimed) if (d.kind === 'alert' && d.rule_id && d.attempts === 1) byRule.set(d.rule_id, [...(byRule.get(d.rule_id) ?? []), d]);
+    const held = new Set<string>();
+    for (const group of byRule.values()) {
+      let sent = await sentBefore(this.options.db, group[0], channel.throttle_window_seconds, channel.max_per_rule);
+      for (const d of group) {
+        if (sent >= channel.max_per_rule) held.add(d.id);
+        else sent++;
+      }
+    }
+    return held;
+  }
+
+  /** One attempt; a run of successes on a channel records its health once a round (the first of them). */
+  private async deliver(delivery: DeliveryRow, channel: ChannelRow, health: { recordedHealthy: boolean }): Promise<void> {
     const { db, box, allowPrivate, log } = this.options;
     const holder = this.instance;
-    if (!channel) return; // deleted meanwhile: its deliveries went with it
-    if (delivery.kind === 'alert' && delivery.rule_id && delivery.attempts === 1) {
-      if ((await sentBefore(db, delivery, channel.throttle_window_seconds)) >= channel.max_per_rule) return markHeld(db, delivery.id, holder);
-    }
     const message = await this.messageOf(delivery);
     if (!message) return markFailed(db, delivery.id, holder, 'the alert no longer exists', null, null);
     let outcome;
@@ -119,7 +138,9 @@ export class Dispatcher {
       const retryIn = outcome.retryable ? Math.max(outcome.retryAfterSeconds ?? 0, backoffSeconds(delivery.attempts)) : null;
       await markFailed(db, delivery.id, holder, outcome.error ?? 'failed', outcome.statusCode ?? null, retryIn);
     }
+    if (outcome.ok && health.recordedHealthy) return;
     await recordHealth(db, channel, outcome.ok ? null : (outcome.error ?? 'failed'), log);
+    health.recordedHealthy = outcome.ok;
   }
 
   private async messageOf(delivery: DeliveryRow): Promise<Message | undefined> {
