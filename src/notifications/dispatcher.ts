@@ -24,7 +24,7 @@ export const POLL_MS = 1000;
 /** Deliveries claimed at a time; a full claim means a backlog, and the next round starts at once. */
 const CLAIM_LIMIT = 200;
 /** Attempts in flight at once per channel. */
-const PER_CHANNEL = 8;
+const PER_CHANNEL = 16;
 /** The latest an attempt may start after its claim: its bound, and a margin, end before the lease does. */
 const START_BY_MS = LEASE_SECONDS * 1000 - POST_TIMEOUT_MS - 10_000;
 const BACKOFF_BASE_SECONDS = 10;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
-import { assertResponsive, listening, probeHealthDuring } from '../hardening/ingest-busy-probe.js';
+import { HEALTH_BOUND_MS, listening, probeHealthDuring } from '../hardening/ingest-busy-probe.js';
 import { within } from '../helpers/instances.js';
 import { describeEachDatabase, loginAdmin, type Client } from '../helpers/service.js';
 import { createRule, ingest, setUpTeam, sigma, type CreatedPattern } from '../rules/fixtures.js';
@@ -95,7 +95,9 @@ describeEachDatabase(
       });
       assert.ok(probe.result !== null, `not every attempt was recorded within ${SETTLED_BOUND_MS / 1000} s`);
       assert.ok(probe.answeredInFlight > 0);
-      assertResponsive(probe, 'while the receivers misbehaved');
+      // Every health poll answered within the probe's generous bound (it throws otherwise), and the service's
+      // event loop was never held that long: waiting on receivers costs the service nothing but sockets.
+      assert.ok(probe.longestLoopStallMs < HEALTH_BOUND_MS, `the event loop was held for ${Math.round(probe.longestLoopStallMs)} ms`);
 
       const hang = (await alertDelivery(channels.hang))!;
       assert.equal(hang.status, 'pending', 'a receiver that does not answer is tried again later');
@@ -118,13 +120,15 @@ describeEachDatabase(
       assert.match(mail.last_error!, /did not complete the message within 10 s|greeting never received/i);
       assert.ok(silent.accepted() >= 1);
 
+      // The hang and the huge answer may have been tried again meanwhile (their backoff is shorter than the
+      // hang's bound); the redirect never is.
       const stats = await receiver.stats();
-      assert.equal(stats.hung, 1);
+      assert.ok(stats.hung >= 1);
       assert.equal(stats.loops, 1, 'the redirect was not followed');
       // The huge answer was not read to its end: the sender closed the connection, and the socket took
       // only what its buffers hold of the 10 MB.
-      assert.equal(stats.hugeAnswers, 1);
-      assert.equal(stats.hugeCompleted, 0, 'the 10 MB answer was read to its end');
+      assert.ok(stats.hugeAnswers >= 1);
+      assert.equal(stats.hugeCompleted, 0, 'a 10 MB answer was read to its end');
       assert.ok(stats.hugeBytesWritten < stats.hugeBytesPlanned, `${stats.hugeBytesWritten} of ${stats.hugeBytesPlanned} bytes written`);
     });
 

@@ -15,6 +15,8 @@ import { startReceiver, type Receiver } from './webhook-receiver.js';
 const SECRET = 'the-secret-of-the-two-instances-receiver';
 /** The lease a claim holds (delivery-store.ts), and far more: the bound of the wait for its end. */
 const AFTER_LEASE_BOUND_MS = 150_000;
+/** Requests an instance has in flight to one channel at most (dispatcher.ts). */
+const IN_FLIGHT = 16;
 
 const unavailable = await postgresUnavailable();
 
@@ -103,11 +105,11 @@ describe('notifications sent by two instances on one PostgreSQL [postgres]', { s
     assert.ok(bothHolding !== null, 'the deliveries were not all claimed');
     const holders = (await sql.query<{ leased_by: string }>(`SELECT DISTINCT leased_by FROM notification_deliveries WHERE status = 'pending'`)).rows.map((r) => r.leased_by);
     assert.equal(holders.length, 2, 'each instance holds leases');
-    const inFlight = await within(30_000, async () => (await receiver.held()).held === 16);
+    const inFlight = await within(30_000, async () => (await receiver.held()).held === 2 * IN_FLIGHT);
     assert.ok(inFlight !== null, `${(await receiver.held()).held} requests in flight`);
 
     await b.kill();
-    const droppedAll = await within(30_000, async () => (await receiver.held()).dropped.length === 8);
+    const droppedAll = await within(30_000, async () => (await receiver.held()).dropped.length === IN_FLIGHT);
     assert.ok(droppedAll !== null, `${(await receiver.held()).dropped.length} requests dropped`);
     const { dropped } = await receiver.held();
     const killed = (await sql.query<{ leased_by: string }>(`SELECT leased_by FROM notification_deliveries WHERE id = $1`, [dropped[0]])).rows[0].leased_by;
@@ -127,7 +129,7 @@ describe('notifications sent by two instances on one PostgreSQL [postgres]', { s
     assert.ok(all !== null, `${await count(`status = 'delivered'`)} of ${total} delivered after the lease`);
     await assertEachAlertOnce();
     const retried = (await receiver.received()).filter((r) => dropped.includes(r.headers['x-vigil-delivery']));
-    assert.equal(retried.length, 8, 'each delivery dropped with its instance was sent again, once, with the same delivery id');
+    assert.equal(retried.length, IN_FLIGHT, 'each delivery dropped with its instance was sent again, once, with the same delivery id');
     void a;
   });
 });
