@@ -1,5 +1,5 @@
 // `npm run bench`: runs the bench sections named in BENCH or as the first argument (comma-separated;
-// default matcher,ingest,correlation,opensearch;
+// default matcher,ingest,correlation,notifications,opensearch;
 // BENCH=all runs every one — the history and alerts sections load a million rows per database and take
 // several minutes each):
 //   matcher  — the scan matcher over generated events, in this process (bench/matcher.ts)
@@ -10,6 +10,8 @@
 //              events: each request's time and health meanwhile (bench/correlation-growth.ts)
 //   history  — a 7-day historical rule test over 1,000,000 stored events, with /api/health latency meanwhile (bench/history.ts)
 //   alerts   — alert list and stats latencies over 1,000,000 alerts (bench/alerts.ts)
+//   notifications — ingest with the SigmaHQ rules and two channels (webhook, mail) against without, 10,000
+//              alerts delivered to a webhook, and the same throttled into digests (bench/notifications.ts)
 //   opensearch — percolation and ingest with the OpenSearch backend against the embedded one, when a node
 //              answers at OPENSEARCH_BENCH_URL (bench/opensearch.ts; skipped with a line saying so otherwise)
 // The end-to-end sections run on the embedded database and, when BENCH_DATABASE_URL or
@@ -18,13 +20,13 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SECTIONS = ['matcher', 'ingest', 'correlation', 'correlation-growth', 'history', 'alerts', 'opensearch'] as const;
+const SECTIONS = ['matcher', 'ingest', 'correlation', 'correlation-growth', 'notifications', 'history', 'alerts', 'opensearch'] as const;
 const corpus = resolve(dirname(fileURLToPath(import.meta.url)), '../../shared/corpus');
 if (!existsSync(resolve(corpus, 'sigma-rules/rules'))) {
   console.error(`vigil bench: the SigmaHQ corpus is expected at ${corpus} (../shared/corpus beside the checkout)`);
   process.exit(1);
 }
-const named = process.argv[2] || process.env.BENCH || 'matcher,ingest,correlation,opensearch';
+const named = process.argv[2] || process.env.BENCH || 'matcher,ingest,correlation,notifications,opensearch';
 const wanted = (named === 'all' ? SECTIONS.join(',') : named).split(',').map((s) => s.trim()).filter(Boolean);
 const unknown = wanted.filter((s) => !(SECTIONS as readonly string[]).includes(s));
 if (unknown.length) {
@@ -36,6 +38,7 @@ for (const section of SECTIONS.filter((s) => wanted.includes(s))) {
   else if (section === 'ingest') await (await import('./ingest.js')).ingestBench(corpus);
   else if (section === 'correlation') await (await import('./correlation.js')).correlationBench(corpus);
   else if (section === 'correlation-growth') await (await import('./correlation-growth.js')).correlationGrowthBench();
+  else if (section === 'notifications') await (await import('./notifications.js')).notificationsBench(corpus);
   else if (section === 'opensearch') await (await import('./opensearch.js')).openSearchBench(corpus);
   else if (section === 'history') await (await import('./history.js')).historyBench(corpus);
   else await (await import('./alerts.js')).alertsBench(corpus);

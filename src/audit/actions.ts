@@ -60,6 +60,8 @@ const NAMED_ACTIONS = [
   'notification_channel.update',
   'notification_channel.delete',
   'notification_channel.test',
+  'notification_channel.unhealthy',
+  'notification_channel.recovered',
   'notification_delivery.retry',
 ] as const;
 

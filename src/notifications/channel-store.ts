@@ -1,5 +1,6 @@
 // SQL for notification channels: the row as stored (its secret settings sealed in secrets_enc) and
-// the health bookkeeping the sender updates after each attempt.
+// the health bookkeeping the sender updates after each attempt (which says when a channel turns
+// unhealthy and when it recovers).
 import type { Queryable } from '../db/database.js';
 import type { ChannelType } from './channel-types.js';
 
@@ -76,21 +77,30 @@ export async function deleteChannel(db: Queryable, id: string): Promise<boolean>
   return (await db.query('DELETE FROM notification_channels WHERE id = $1 RETURNING id', [id])).length > 0;
 }
 
-/** Records an attempt's outcome on its channel; answers true when this failure made it unhealthy. */
-export async function recordChannelOutcome(db: Queryable, id: string, error: string | null): Promise<boolean> {
+/** What an attempt's outcome changed in its channel's health: nothing, or the turn of a period. */
+export type HealthTurn = 'unhealthy' | 'recovered' | null;
+
+/**
+ * Records an attempt's outcome on its channel; answers 'unhealthy' for the failure that made it so and
+ * 'recovered' for the first delivery after it was, each once per unhealthy period whichever instance
+ * records it (the row's own update decides).
+ */
+export async function recordChannelOutcome(db: Queryable, id: string, error: string | null): Promise<HealthTurn> {
   if (error === null) {
-    await db.query(
-      `UPDATE notification_channels SET consecutive_failures = 0, failing_since = NULL, last_delivered_at = now(), last_error = NULL WHERE id = $1`,
+    const [row] = await db.query<{ was: number }>(
+      `UPDATE notification_channels c SET consecutive_failures = 0, failing_since = NULL, last_delivered_at = now(), last_error = NULL
+         FROM (SELECT id, consecutive_failures AS was FROM notification_channels WHERE id = $1 FOR UPDATE) before
+        WHERE c.id = before.id RETURNING before.was`,
       [id],
     );
-    return false;
+    return row && row.was >= UNHEALTHY_AFTER ? 'recovered' : null;
   }
   const [row] = await db.query<{ consecutive_failures: number }>(
     `UPDATE notification_channels SET consecutive_failures = consecutive_failures + 1, failing_since = coalesce(failing_since, now()), last_error = $2
      WHERE id = $1 RETURNING consecutive_failures`,
     [id, error.slice(0, 1000)],
   );
-  return row?.consecutive_failures === UNHEALTHY_AFTER;
+  return row?.consecutive_failures === UNHEALTHY_AFTER ? 'unhealthy' : null;
 }
 
 /** Failed attempts in a row after which a channel reads as unhealthy. */

@@ -1,6 +1,7 @@
 // SQL for deliveries: claiming the due ones under a lease (FOR UPDATE SKIP LOCKED, so instances sharing
 // one PostgreSQL never claim the same delivery; a lease left by a stopped instance expires and the
-// delivery is claimed again), recording each attempt's outcome, the throttle's count, the digests of
+// delivery is claimed again), recording each attempt's outcome (only by the lease's holder, so an
+// instance whose lease was taken over records nothing), handing back a claim not attempted in time, the throttle's count, the digests of
 // what the throttle held back, and a retry by hand.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
@@ -33,54 +34,68 @@ export const DELIVERY_COLUMNS = `id, channel_id, alert_id, rule_id, kind, status
 /** How long a claimed delivery stays with the instance that claimed it. */
 export const LEASE_SECONDS = 60;
 
-/** Claims up to `limit` due deliveries for this instance; each claim counts as an attempt. */
-export async function claimDue(db: Queryable, limit: number): Promise<DeliveryRow[]> {
+/** Claims up to `limit` due deliveries for the instance `holder`, answered in creation order; each claim counts as an attempt. */
+export async function claimDue(db: Queryable, limit: number, holder: string): Promise<DeliveryRow[]> {
   return db.query<DeliveryRow>(
-    `UPDATE notification_deliveries SET leased_until = now() + make_interval(secs => ${LEASE_SECONDS}), attempts = attempts + 1, updated_at = now()
-      WHERE id IN (SELECT id FROM notification_deliveries
-                    WHERE status = 'pending' AND next_attempt_at <= now() AND (leased_until IS NULL OR leased_until < now())
-                    ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-      RETURNING ${DELIVERY_COLUMNS}`,
-    [limit],
+    `WITH claimed AS (
+       UPDATE notification_deliveries SET leased_until = now() + make_interval(secs => ${LEASE_SECONDS}), leased_by = $2, attempts = attempts + 1, updated_at = now()
+        WHERE id IN (SELECT id FROM notification_deliveries
+                      WHERE status = 'pending' AND next_attempt_at <= now() AND (leased_until IS NULL OR leased_until < now())
+                      ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING ${DELIVERY_COLUMNS})
+     SELECT * FROM claimed ORDER BY created_at, id`,
+    [limit, holder],
   );
 }
 
-export async function markDelivered(db: Queryable, id: string, statusCode: number | null): Promise<void> {
+/** The lease's holder, still holding it: the only one whose outcome is recorded. */
+const HELD_BY = `id = $1 AND leased_by = $2 AND status = 'pending'`;
+
+export async function markDelivered(db: Queryable, id: string, holder: string, statusCode: number | null): Promise<void> {
   await db.query(
-    `UPDATE notification_deliveries SET status = 'delivered', delivered_at = now(), leased_until = NULL, last_status_code = $2, last_error = NULL, updated_at = now() WHERE id = $1`,
-    [id, statusCode],
+    `UPDATE notification_deliveries SET status = 'delivered', delivered_at = now(), leased_until = NULL, leased_by = NULL, last_status_code = $3, last_error = NULL, updated_at = now()
+      WHERE ${HELD_BY}`,
+    [id, holder, statusCode],
   );
 }
 
 /** A failed attempt: tried again after `retryInSeconds`, or given up (null, or past its give-up time). */
-export async function markFailed(db: Queryable, id: string, error: string, statusCode: number | null, retryInSeconds: number | null): Promise<void> {
+export async function markFailed(db: Queryable, id: string, holder: string, error: string, statusCode: number | null, retryInSeconds: number | null): Promise<void> {
   await db.query(
     `UPDATE notification_deliveries
-        SET status = CASE WHEN $4::float8 IS NULL OR now() + make_interval(secs => $4::float8) > give_up_at THEN 'failed' ELSE 'pending' END,
-            next_attempt_at = CASE WHEN $4::float8 IS NULL THEN next_attempt_at ELSE now() + make_interval(secs => $4::float8) END,
-            leased_until = NULL, last_error = $2, last_status_code = $3, updated_at = now()
-      WHERE id = $1`,
-    [id, error.slice(0, 1000), statusCode, retryInSeconds],
+        SET status = CASE WHEN $5::float8 IS NULL OR now() + make_interval(secs => $5::float8) > give_up_at THEN 'failed' ELSE 'pending' END,
+            next_attempt_at = CASE WHEN $5::float8 IS NULL THEN next_attempt_at ELSE now() + make_interval(secs => $5::float8) END,
+            leased_until = NULL, leased_by = NULL, last_error = $3, last_status_code = $4, updated_at = now()
+      WHERE ${HELD_BY}`,
+    [id, holder, error.slice(0, 1000), statusCode, retryInSeconds],
   );
 }
 
 /** Held back by the channel's throttle, to go out in the rule's digest. */
-export async function markHeld(db: Queryable, id: string): Promise<void> {
-  await db.query(`UPDATE notification_deliveries SET status = 'held', leased_until = NULL, attempts = attempts - 1, updated_at = now() WHERE id = $1`, [id]);
+export async function markHeld(db: Queryable, id: string, holder: string): Promise<void> {
+  await db.query(`UPDATE notification_deliveries SET status = 'held', leased_until = NULL, leased_by = NULL, attempts = attempts - 1, updated_at = now() WHERE ${HELD_BY}`, [id, holder]);
+}
+
+/** A claimed delivery not attempted (its lease would end before an attempt could): due again at once, the claim not counted. */
+export async function releaseClaim(db: Queryable, id: string, holder: string): Promise<void> {
+  await db.query(`UPDATE notification_deliveries SET leased_until = NULL, leased_by = NULL, attempts = attempts - 1, updated_at = now() WHERE ${HELD_BY}`, [id, holder]);
 }
 
 /**
  * Messages of this rule the channel sent, is sending or gave up on within the window, before this
- * delivery (in creation order, so of several claimed together the first ones go out): the throttle's count.
+ * delivery (in creation order, so of several claimed together the first ones go out): the throttle's
+ * count, counted up to `upTo` (all the throttle needs to know).
  */
-export async function sentBefore(db: Queryable, delivery: Pick<DeliveryRow, 'id' | 'channel_id' | 'rule_id'>, windowSeconds: number): Promise<number> {
+export async function sentBefore(db: Queryable, delivery: Pick<DeliveryRow, 'id' | 'channel_id' | 'rule_id'>, windowSeconds: number, upTo: number): Promise<number> {
   // The order is compared in SQL: a JavaScript Date would drop the microseconds of created_at.
   const [row] = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM notification_deliveries d, (SELECT created_at, id FROM notification_deliveries WHERE id = $4) AS this
-      WHERE d.channel_id = $1 AND d.rule_id = $2 AND d.kind = 'alert' AND d.created_at > now() - make_interval(secs => $3)
-        AND (d.created_at, d.id) < (this.created_at, this.id)
-        AND (d.status IN ('delivered', 'failed') OR (d.status = 'pending' AND d.attempts > 0))`,
-    [delivery.channel_id, delivery.rule_id, windowSeconds, delivery.id],
+    `SELECT count(*)::int AS n FROM (
+       SELECT 1 FROM notification_deliveries d, (SELECT created_at, id FROM notification_deliveries WHERE id = $4) AS this
+        WHERE d.channel_id = $1 AND d.rule_id = $2 AND d.kind = 'alert' AND d.created_at > now() - make_interval(secs => $3)
+          AND (d.created_at, d.id) < (this.created_at, this.id)
+          AND (d.status IN ('delivered', 'failed') OR (d.status = 'pending' AND d.attempts > 0))
+        LIMIT $5) AS counted`,
+    [delivery.channel_id, delivery.rule_id, windowSeconds, delivery.id, upTo],
   );
   return row.n;
 }

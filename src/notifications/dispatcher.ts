@@ -1,22 +1,32 @@
-// The delivery worker: once a second it claims the due deliveries (delivery-store.ts), holds back what a
-// channel's throttle does not admit, sends the rest a few at a time, and records each outcome: delivered,
-// tried again later (exponential backoff with jitter, or the receiver's Retry-After, for up to a day), or
-// failed. It also turns held deliveries into digests at the end of their window. A channel failing
-// attempt after attempt is logged once as unhealthy. Nothing here runs inside an ingest request.
+// The delivery worker: once a second (at once again while there is a backlog) it claims the due
+// deliveries (delivery-store.ts) under a lease, holds back what a channel's throttle does not admit,
+// sends the rest several at a time per channel, and records each outcome: delivered, tried again later
+// (exponential backoff with jitter, or the receiver's Retry-After, for up to a day), or failed. An attempt
+// starts only if its bound ends before the lease does, so no other instance can claim a delivery while
+// it is being sent; what could not be attempted in time is handed back. It also turns held deliveries
+// into digests at the end of their window. A channel failing attempt after attempt is reported once as
+// unhealthy (channel-health.ts). Nothing here runs inside an ingest request.
+import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { SecretBox } from '../auth/secret-box.js';
 import { alertEventIds, findAlert } from '../alerts/queries.js';
 import { alertDetailView } from '../alerts/view.js';
 import type { Database } from '../db/database.js';
-import { findChannel, recordChannelOutcome, type ChannelRow } from './channel-store.js';
+import { recordHealth } from './channel-health.js';
+import { findChannel, type ChannelRow } from './channel-store.js';
 import { openSecrets } from './channel-service.js';
-import { claimDue, digestHeld, markDelivered, markFailed, markHeld, sentBefore, type DeliveryRow } from './delivery-store.js';
+import { claimDue, digestHeld, LEASE_SECONDS, markDelivered, markFailed, markHeld, releaseClaim, sentBefore, type DeliveryRow } from './delivery-store.js';
+import { POST_TIMEOUT_MS } from './http-post.js';
 import type { Message, AlertMessage, DigestMessage } from './messages.js';
 import { sendMessage } from './send.js';
 
 export const POLL_MS = 1000;
-const CLAIM_LIMIT = 20;
-const PARALLEL = 4;
+/** Deliveries claimed at a time; a full claim means a backlog, and the next round starts at once. */
+const CLAIM_LIMIT = 200;
+/** Attempts in flight at once per channel. */
+const PER_CHANNEL = 16;
+/** The latest an attempt may start after its claim: its bound, and a margin, end before the lease does. */
+const START_BY_MS = LEASE_SECONDS * 1000 - POST_TIMEOUT_MS - 10_000;
 const BACKOFF_BASE_SECONDS = 10;
 const BACKOFF_MAX_SECONDS = 3600;
 
@@ -38,6 +48,8 @@ export class Dispatcher {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  /** This sender's id, the holder of the leases it takes. */
+  readonly instance = randomUUID();
 
   constructor(private readonly options: DispatcherOptions) {}
 
@@ -51,41 +63,69 @@ export class Dispatcher {
     await this.running;
   }
 
-  private schedule(): void {
+  private schedule(delayMs = POLL_MS): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
+      let backlog = false;
       this.running = this.round()
+        .then((claimed) => void (backlog = claimed >= CLAIM_LIMIT))
         .catch((error: unknown) => this.options.log?.warn({ err: error }, 'sending notifications failed'))
-        .finally(() => this.schedule());
-    }, POLL_MS);
+        .finally(() => this.schedule(backlog ? 0 : POLL_MS));
+    }, delayMs);
     this.timer.unref();
   }
 
-  /** One pass: digests first (they are due deliveries themselves), then the due deliveries. */
-  async round(): Promise<void> {
+  /** One pass: digests first (they are due deliveries themselves), then the due deliveries; answers how many were claimed. */
+  async round(): Promise<number> {
     const { db } = this.options;
     await digestHeld(db);
-    const due = await claimDue(db, CLAIM_LIMIT);
-    const channels = new Map<string, Promise<ChannelRow | undefined>>();
-    const channelOf = (id: string) => {
-      if (!channels.has(id)) channels.set(id, findChannel(db, id));
-      return channels.get(id)!;
-    };
-    const queue = [...due];
-    const worker = async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) await this.deliver(next, await channelOf(next.channel_id));
-    };
-    await Promise.all(Array.from({ length: Math.min(PARALLEL, queue.length) }, worker));
+    const due = await claimDue(db, CLAIM_LIMIT, this.instance);
+    const startBy = Date.now() + START_BY_MS;
+    const byChannel = new Map<string, DeliveryRow[]>();
+    for (const delivery of due) byChannel.set(delivery.channel_id, [...(byChannel.get(delivery.channel_id) ?? []), delivery]);
+    await Promise.all(
+      [...byChannel].map(async ([channelId, queue]) => {
+        const channel = await findChannel(db, channelId);
+        if (!channel) return; // deleted meanwhile: its deliveries went with it
+        const held = await this.overThrottle(channel, queue);
+        const health = { recordedHealthy: false };
+        const worker = async () => {
+          for (let next = queue.shift(); next; next = queue.shift()) {
+            if (held.has(next.id)) await markHeld(db, next.id, this.instance);
+            else if (Date.now() > startBy) await releaseClaim(db, next.id, this.instance);
+            else await this.deliver(next, channel, health);
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(PER_CHANNEL, queue.length) }, worker));
+      }),
+    );
+    return due.length;
   }
 
-  private async deliver(delivery: DeliveryRow, channel: ChannelRow | undefined): Promise<void> {
-    const { db, box, allowPrivate, log } = this.options;
-    if (!channel) return; // deleted meanwhile: its deliveries went with it
-    if (delivery.kind === 'alert' && delivery.rule_id && delivery.attempts === 1) {
-      if ((await sentBefore(db, delivery, channel.throttle_window_seconds)) >= channel.max_per_rule) return markHeld(db, delivery.id);
+  /**
+   * The first attempts (in creation order, as claimed) that the channel's throttle holds back: per rule,
+   * the messages sent within the window before the first of them, counted once, and then each one admitted.
+   */
+  private async overThrottle(channel: ChannelRow, claimed: DeliveryRow[]): Promise<Set<string>> {
+    const byRule = new Map<string, DeliveryRow[]>();
+    for (const d of claimed) if (d.kind === 'alert' && d.rule_id && d.attempts === 1) byRule.set(d.rule_id, [...(byRule.get(d.rule_id) ?? []), d]);
+    const held = new Set<string>();
+    for (const group of byRule.values()) {
+      let sent = await sentBefore(this.options.db, group[0], channel.throttle_window_seconds, channel.max_per_rule);
+      for (const d of group) {
+        if (sent >= channel.max_per_rule) held.add(d.id);
+        else sent++;
+      }
     }
+    return held;
+  }
+
+  /** One attempt; a run of successes on a channel records its health once a round (the first of them). */
+  private async deliver(delivery: DeliveryRow, channel: ChannelRow, health: { recordedHealthy: boolean }): Promise<void> {
+    const { db, box, allowPrivate, log } = this.options;
+    const holder = this.instance;
     const message = await this.messageOf(delivery);
-    if (!message) return markFailed(db, delivery.id, 'the alert no longer exists', null, null);
+    if (!message) return markFailed(db, delivery.id, holder, 'the alert no longer exists', null, null);
     let outcome;
     try {
       outcome = await sendMessage({ type: channel.type, config: { ...channel.config, ...openSecrets(box, channel) } }, message, delivery.id, allowPrivate);
@@ -93,13 +133,14 @@ export class Dispatcher {
       outcome = { ok: false, error: (error as Error).message, retryable: false };
     }
     if (outcome.ok) {
-      await markDelivered(db, delivery.id, outcome.statusCode ?? null);
+      await markDelivered(db, delivery.id, holder, outcome.statusCode ?? null);
     } else {
       const retryIn = outcome.retryable ? Math.max(outcome.retryAfterSeconds ?? 0, backoffSeconds(delivery.attempts)) : null;
-      await markFailed(db, delivery.id, outcome.error ?? 'failed', outcome.statusCode ?? null, retryIn);
+      await markFailed(db, delivery.id, holder, outcome.error ?? 'failed', outcome.statusCode ?? null, retryIn);
     }
-    const becameUnhealthy = await recordChannelOutcome(db, channel.id, outcome.ok ? null : (outcome.error ?? 'failed'));
-    if (becameUnhealthy) log?.warn({ channel: channel.name, error: outcome.error }, `notification channel '${channel.name}' is unhealthy: its last attempts failed`);
+    if (outcome.ok && health.recordedHealthy) return;
+    await recordHealth(db, channel, outcome.ok ? null : (outcome.error ?? 'failed'), log);
+    health.recordedHealthy = outcome.ok;
   }
 
   private async messageOf(delivery: DeliveryRow): Promise<Message | undefined> {

@@ -1,6 +1,6 @@
-// One bounded HTTP POST to a receiver: at most 10 s in all, at most 64 KiB of its answer read, no
-// redirect followed (a 3xx is a failed attempt), connections only to addresses the destination rules
-// allow (destinations.ts). The outcome says whether to retry: timeouts, connection errors, 5xx, 408
+// One bounded HTTP POST to a receiver: at most 10 s in all, at most 64 KiB of its answer read (a longer
+// answer is cut off and the attempt counts as failed, whatever its status), no redirect followed (a 3xx
+// is a failed attempt), connections only to addresses the destination rules allow (destinations.ts). The outcome says whether to retry: timeouts, connection errors, 5xx, 408
 // and 429 are worth another attempt (429 and 503 with the receiver's Retry-After); other answers are not.
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -54,12 +54,18 @@ export function postJson(target: string, body: string, headers: Record<string, s
       (res) => {
         const status = res.statusCode ?? 0;
         let read = 0;
+        let tooLong = false;
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;
-          // The answer is not needed past its start: a receiver sending more is cut off.
-          if (read > MAX_ANSWER_BYTES) res.destroy();
+          // Nothing of the answer is kept; a receiver sending more than the bound is cut off, and the
+          // attempt failed: a receiver that cannot answer briefly is not one that took the message.
+          if (read > MAX_ANSWER_BYTES && !tooLong) {
+            tooLong = true;
+            req.destroy();
+          }
         });
         const done = () => {
+          if (tooLong) return finish({ ok: false, statusCode: status, error: `the receiver's answer exceeded ${MAX_ANSWER_BYTES / 1024} KiB (cut off)`, retryable: true });
           if (status >= 200 && status < 300) return finish({ ok: true, statusCode: status, error: null, retryable: false });
           const retryable = status >= 500 || status === 408 || status === 429;
           const error = status >= 300 && status < 400 ? `the receiver answered ${status} (redirects are not followed)` : `the receiver answered ${status}`;
@@ -75,6 +81,7 @@ export function postJson(target: string, body: string, headers: Record<string, s
       finish({ ok: false, error: `no answer within ${POST_TIMEOUT_MS / 1000} s`, retryable: true });
     }, POST_TIMEOUT_MS);
     req.on('error', (error: NodeJS.ErrnoException) => {
+      if (settled) return;
       const refused = error.code === 'EACCES';
       finish({ ok: false, error: error.message || String(error.code), retryable: !refused });
     });

@@ -8,7 +8,8 @@ import type { App, AppContext } from '../http/context.js';
 import { conflict, NOT_BLANK, notFound } from '../http/errors.js';
 import { Conditions, listQuerySchema, listResponseSchema, paginate, subListQuerySchema } from '../http/lists.js';
 import { Empty, errorResponses, IdParams, StringEnum, Uuid } from '../http/schemas.js';
-import { CHANNEL_COLUMNS, findChannel, recordChannelOutcome, type ChannelRow } from './channel-store.js';
+import { recordHealth } from './channel-health.js';
+import { CHANNEL_COLUMNS, findChannel, type ChannelRow } from './channel-store.js';
 import { CHANNEL_TYPES } from './channel-types.js';
 import { CHANNEL_NOT_FOUND, changeChannel, channelSecretBox, createChannel, openSecrets, removeChannel, type Actor, type ChannelContext } from './channel-service.js';
 import { DELIVERY_COLUMNS, DELIVERY_STATUSES, findDelivery, recordTestDelivery, retryDelivery, type DeliveryRow } from './delivery-store.js';
@@ -175,7 +176,7 @@ export function notificationRoutes(app: App, ctx: AppContext): void {
       const outcome = await sendMessage({ type: row.type, config: { ...row.config, ...openSecrets(channels.box, row) } }, { kind: 'test', channel: row.name }, deliveryId, channels.allowPrivate);
       const durationMs = Date.now() - started;
       const delivery = await recordTestDelivery(ctx.db, row.id, outcome.ok ? null : (outcome.error ?? 'failed'), outcome.statusCode ?? null);
-      await recordChannelOutcome(ctx.db, row.id, outcome.ok ? null : (outcome.error ?? 'failed'));
+      await recordHealth(ctx.db, row, outcome.ok ? null : (outcome.error ?? 'failed'), request.log);
       await recordAudit(ctx.db, { actor: actorOf(request).username, action: 'notification_channel.test', targetType: 'notification_channel', targetId: row.id, details: { name: row.name, delivered: outcome.ok }, ip: request.ip });
       return { delivered: outcome.ok, status_code: outcome.statusCode ?? null, error: outcome.ok ? null : (outcome.error ?? 'failed'), duration_ms: durationMs, delivery: deliveryView(delivery) };
     },

@@ -1,5 +1,6 @@
 // Mail channels: one message per alert (or digest, or test) over SMTP with nodemailer, plain text and
-// HTML, within the same 10 s bound as every other delivery; the SMTP server's address is checked like
+// HTML, within the same 10 s bound as every other delivery (a server that accepts the connection and
+// never greets, or stalls mid-conversation, is a failed attempt when the bound ends); the SMTP server's address is checked like
 // any other destination (destinations.ts). A 4xx reply from the server is worth another attempt, a
 // 5xx (a refused recipient, a refused login) is not.
 import { isIP } from 'node:net';
@@ -51,20 +52,28 @@ export async function sendEmail(config: EmailConfig, message: Message, deliveryI
     socketTimeout: POST_TIMEOUT_MS,
   });
   const { subject, text } = plainText(message);
+  let deadline: NodeJS.Timeout | undefined;
+  // nodemailer's own timeouts bound each step (connecting, the greeting, each reply); this bounds the whole.
+  const expired = new Promise<never>((_, reject) => {
+    deadline = setTimeout(() => reject(new Error(`the mail server did not complete the message within ${POST_TIMEOUT_MS / 1000} s`)), POST_TIMEOUT_MS);
+  });
+  const sending = transport.sendMail({
+    from: config.from,
+    to: config.to,
+    subject: `Vigil: ${subject}`,
+    text,
+    html: `<h2>${escapeHtml(subject)}</h2><pre style="font-family:inherit">${escapeHtml(text)}</pre>`,
+    headers: { 'X-Vigil-Delivery': deliveryId },
+  });
+  sending.catch(() => {}); // past the deadline its failure is no longer awaited
   try {
-    await transport.sendMail({
-      from: config.from,
-      to: config.to,
-      subject: `Vigil: ${subject}`,
-      text,
-      html: `<h2>${escapeHtml(subject)}</h2><pre style="font-family:inherit">${escapeHtml(text)}</pre>`,
-      headers: { 'X-Vigil-Delivery': deliveryId },
-    });
+    await Promise.race([sending, expired]);
     return { ok: true, error: null, retryable: false };
   } catch (error) {
     const code = (error as { responseCode?: number }).responseCode;
     return { ok: false, statusCode: code, error: (error as Error).message.slice(0, 500), retryable: code === undefined || code < 500 };
   } finally {
+    clearTimeout(deadline);
     transport.close();
   }
 }

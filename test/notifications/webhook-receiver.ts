@@ -10,11 +10,30 @@ export interface Received {
   signatureValid: boolean | null;
 }
 
+/** What the bad-receiver paths (/hang, /huge, /loop) saw. */
+export interface ReceiverStats {
+  hung: number;
+  /** Requests to /loop (each answered with a redirect to itself). */
+  loops: number;
+  hugeAnswers: number;
+  /** Bytes of huge answers the sockets took before they closed. */
+  hugeBytesWritten: number;
+  hugeBytesPlanned: number;
+  /** Huge answers written to their end. */
+  hugeCompleted: number;
+}
+
 export interface Receiver {
   url: string;
   received(): Promise<Received[]>;
   /** The next `count` deliveries are answered 500. */
   failNext(count: number): Promise<void>;
+  stats(): Promise<ReceiverStats>;
+  /** Holds every delivery unanswered until `release`. */
+  hold(): Promise<void>;
+  release(): Promise<void>;
+  /** Deliveries held now, and the X-Vigil-Delivery of each held one whose sender went away. */
+  held(): Promise<{ held: number; dropped: string[] }>;
   close(): void;
 }
 
@@ -38,6 +57,10 @@ export async function startReceiver(secret?: string): Promise<Receiver> {
     url: base,
     received: async () => (await (await fetch(`${base}/received`)).json()) as Received[],
     failNext: async (count) => void (await fetch(`${base}/fail?count=${count}`, { method: 'POST' })),
+    stats: async () => (await (await fetch(`${base}/stats`)).json()) as ReceiverStats,
+    hold: async () => void (await fetch(`${base}/hold`, { method: 'POST' })),
+    release: async () => void (await fetch(`${base}/release`, { method: 'POST' })),
+    held: async () => (await (await fetch(`${base}/held`)).json()) as { held: number; dropped: string[] },
     close: () => child.kill(),
   };
 }

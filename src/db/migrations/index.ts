@@ -19,6 +19,7 @@ import { sql as alertSuppression } from './017-alert-suppression.js';
 import { sql as alertAssignee } from './018-alert-assignee.js';
 import { sql as alertEventTimeIndex } from './019-alert-event-time-index.js';
 import { sql as correlationState } from './020-correlation-state.js';
+import { sql as deliveryLeaseHolder } from './021-delivery-lease-holder.js';
 
 export interface Migration {
   version: number;
@@ -47,4 +48,5 @@ export const migrations: Migration[] = [
   { version: 18, name: 'alert assignee', sql: alertAssignee },
   { version: 19, name: 'alert event time index', sql: alertEventTimeIndex },
   { version: 20, name: 'correlation state', sql: correlationState },
+  { version: 21, name: 'delivery lease holder', sql: deliveryLeaseHolder },
 ];
