@@ -62,7 +62,7 @@ describeEachDatabase(
 
       const who = await me(t.service, session.value);
       assert.equal(who.statusCode, 200, who.body);
-      assert.deepEqual({ ...who.data, id: undefined }, { id: undefined, username: 'alice', role: 'analyst', two_factor_enabled: false, auth_method: 'sso' });
+      assert.deepEqual({ ...who.data, id: undefined }, { id: undefined, username: 'alice', role: 'analyst', two_factor_enabled: false, auth_method: 'sso', assign_on_acknowledge: false });
       // The session works for state-changing requests too (CSRF token from the session).
       const csrf = await anonymous(t.service).get('/api/auth/csrf', { cookie: `svc_session=${session.value}` });
       assert.equal(csrf.statusCode, 200);
