@@ -121,8 +121,18 @@ function gunzipCounting(raw: Buffer, counter: LineCounter, limit: LineLimit): Pr
   });
 }
 
-/** Counts the lines of a plain body a slice at a time, letting other requests run between slices. */
-async function countPlain(raw: Buffer, counter: LineCounter, limit: LineLimit): Promise<Buffer> {
+/** Whether the body has at most `most` lines, counting its newlines natively (a line with no printable
+ * character counts here too, so this errs high, never low). */
+function fewLines(raw: Buffer, most: number): boolean {
+  let lines = 1;
+  for (let at = raw.indexOf(0x0a); at !== -1; at = raw.indexOf(0x0a, at + 1)) if (++lines > most) return false;
+  return true;
+}
+
+/** Counts the lines of a plain body a slice at a time, letting other requests run between slices; a body
+ * with no more lines than the limit allows is let through at once. */
+async function countPlain(raw: Buffer, counter: LineCounter, limit: LineLimit, allowedLines: number): Promise<Buffer> {
+  if (fewLines(raw, allowedLines)) return raw;
   for (let start = 0; start < raw.length; start += SLICE_BYTES) {
     if (start > 0) await new Promise((resolve) => setImmediate(resolve));
     counter.feed(raw.subarray(start, start + SLICE_BYTES));
@@ -136,8 +146,9 @@ async function countPlain(raw: Buffer, counter: LineCounter, limit: LineLimit): 
 }
 
 /** The body's plain bytes (gunzipped when the Content-Encoding says so), refused with 413 past
- * MAX_INGEST_BYTES or as soon as `limit` answers a refusal for the lines counted so far. */
-export function inflateBody(raw: Buffer, encoding: string | undefined, limit: LineLimit): Promise<Buffer> {
+ * MAX_INGEST_BYTES or as soon as `limit` answers a refusal for the lines counted so far; `limit` never
+ * refuses a body of `allowedLines` lines or fewer. */
+export function inflateBody(raw: Buffer, encoding: string | undefined, limit: LineLimit, allowedLines: number): Promise<Buffer> {
   const counter = new LineCounter();
-  return gzipped(encoding) ? gunzipCounting(raw, counter, limit) : countPlain(raw, counter, limit);
+  return gzipped(encoding) ? gunzipCounting(raw, counter, limit) : countPlain(raw, counter, limit, allowedLines);
 }

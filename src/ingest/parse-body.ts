@@ -77,7 +77,7 @@ function parsesAlone(line: Buffer): boolean {
 /** The body's lines (the Elasticsearch _bulk receiver), never altered: a line that is not valid UTF-8
  * is null, for the caller to refuse alone. */
 export async function decodeLines(raw: Buffer, encoding: string | undefined): Promise<(string | null)[]> {
-  const data = await inflateBody(raw, encoding, bulkLimit);
+  const data = await inflateBody(raw, encoding, bulkLimit, 2 * MAX_INGEST_EVENTS);
   const text = strictText(data);
   return text !== null ? text.split('\n') : strictLines(data);
 }
@@ -88,7 +88,7 @@ export async function decodeLines(raw: Buffer, encoding: string | undefined): Pr
  * document (an object or an array) holding them is a 400.
  */
 export async function readEvents(raw: Buffer, encoding: string | undefined): Promise<ParsedBatch> {
-  const data = await inflateBody(raw, encoding, ndjsonLimit());
+  const data = await inflateBody(raw, encoding, ndjsonLimit(), MAX_INGEST_EVENTS);
   const text = strictText(data);
   if (text !== null) return parseEvents(text);
   const lines = strictLines(data);
