@@ -7,35 +7,8 @@ import assert from 'node:assert/strict';
 import { describeEachDatabase, type Client } from '../helpers/service.js';
 import { mergeRuns } from '../../src/rules/paced-merge.js';
 import { createRule, setUpTeam, type CreatedPattern } from '../rules/fixtures.js';
+import { bruteForce, FAILED_LOGON } from '../correlation/rules.js';
 import { RESPONSIVE_BOUND_MS, listening, probeHealthDuring, send } from './ingest-busy-probe.js';
-
-const FAILED_LOGON = `title: Failed Logon
-name: failed_logon
-status: test
-logsource:
-  product: windows
-  service: security
-detection:
-  selection:
-    EventID: 4625
-  condition: selection
-level: low
-`;
-
-const BRUTE_FORCE = `title: Many Failed Logons For One User
-name: brute_force
-status: test
-correlation:
-  type: event_count
-  rules:
-    - failed_logon
-  group-by:
-    - TargetUserName
-  timespan: 5m
-  condition:
-    gte: 3
-level: high
-`;
 
 const EVENTS = 40_000;
 const USERS = 400;
@@ -63,7 +36,7 @@ describeEachDatabase('historical correlation test over many matches', (ctx) => {
   before(async () => {
     ({ analyst, pattern } = await setUpTeam(ctx.service, 'paced-analyst', 'paced-viewer', { name: 'paced', is_default: true }));
     await createRule(analyst, { yaml_content: FAILED_LOGON });
-    correlationId = (await createRule(analyst, { yaml_content: BRUTE_FORCE })).id as string;
+    correlationId = (await createRule(analyst, { yaml_content: bruteForce() })).id as string;
     base = await listening(ctx.service);
     // Within the last 50 minutes: each user fails 100 times, a few seconds apart.
     const now = Date.now();

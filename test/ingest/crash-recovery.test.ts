@@ -6,10 +6,10 @@
 // every expected alert exists exactly once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { freePort } from '../cli/vigil-process.js';
+import { startServing, type Serving } from '../cli/vigil-process.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -18,50 +18,13 @@ import { createPostgresDatabase, postgresUnavailable } from '../helpers/database
 import { sigma } from '../rules/fixtures.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin', 'vigil.js');
 const ADMIN_PASSWORD = 'admin-password-for-crash-tests';
 const EVENTS = 20_000;
 const MARK_EVERY = 97;
 const MARKER = 'evil-command';
 
-interface Serving {
-  child: ChildProcess;
-  port: number;
-  exited: Promise<void>;
-  output(): string;
-}
-
-async function serve(env: Record<string, string>): Promise<Serving> {
-  const port = await freePort();
-  const base = { ...process.env };
-  for (const name of ['DATABASE_URL', 'DATA_DIR', 'PORT', 'HOST', 'PUBLIC_URL', 'ADMIN_USERNAME', 'JWT_SECRET']) delete base[name];
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    cwd: ROOT,
-    env: { ...base, LOG_LEVEL: 'warn', ADMIN_PASSWORD, HOST: '127.0.0.1', PORT: String(port), JWT_SECRET: 'crash-test-secret-of-at-least-32-characters', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const keep = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-20_000));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const exited = new Promise<void>((done) => child.on('exit', () => done()));
-  await new Promise<void>((ready, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`vigil serve did not start in 60 s\n${output}`));
-    }, 60_000);
-    child.stdout!.on('data', () => {
-      if (output.includes('Vigil is serving on')) {
-        clearTimeout(timer);
-        ready();
-      }
-    });
-    void exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`vigil serve exited before serving\n${output}`));
-    });
-  });
-  return { child, port, exited, output: () => output };
+function serve(env: Record<string, string>): Promise<Serving> {
+  return startServing({ ADMIN_PASSWORD, JWT_SECRET: 'crash-test-secret-of-at-least-32-characters', ...env }, 60_000);
 }
 
 async function kill9(running: Serving): Promise<void> {
