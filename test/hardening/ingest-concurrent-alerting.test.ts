@@ -4,6 +4,7 @@
 // a second, or twice what they waited then on a machine too loaded for that), and every event and
 // alert is stored once. The probe's recipe (16 requests of 6,250 alerting actions) at a size CI can
 // afford.
+// Runs alone: it compares an analyst's wait under six concurrent requests with the wait under one, which other files' load skews.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachDatabase, type Client } from '../helpers/service.js';
