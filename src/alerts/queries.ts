@@ -207,14 +207,20 @@ export async function matchingAlertIds(db: Queryable, where: Conditions, limit: 
   return rows.map((r) => r.id);
 }
 
-export async function findAlert(db: Queryable, id: string): Promise<AlertDetailRow | undefined> {
-  const [row] = await db.query<AlertDetailRow>(
-    `SELECT ${ALERT_COLUMNS}, event_hash, event, matched_conditions,
+const DETAIL_SELECT = `SELECT ${ALERT_COLUMNS}, event_hash, event, matched_conditions,
        (SELECT count(*)::int FROM alert_comments c WHERE c.alert_id = a.id) AS comments_count
-     FROM alerts a WHERE id = $1`,
-    [id],
-  );
+     FROM alerts a`;
+
+export async function findAlert(db: Queryable, id: string): Promise<AlertDetailRow | undefined> {
+  const [row] = await db.query<AlertDetailRow>(`${DETAIL_SELECT} WHERE id = $1`, [id]);
   return row;
+}
+
+/** Several alerts in one read (those that still exist), by id. */
+export async function findAlerts(db: Queryable, ids: string[]): Promise<Map<string, AlertDetailRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<AlertDetailRow>(`${DETAIL_SELECT} WHERE id = ANY($1::uuid[])`, [ids]);
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 /** How many events an alert lists. */
