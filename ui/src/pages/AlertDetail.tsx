@@ -1,6 +1,7 @@
-// One alert: every field, the event as a tree with the matched fields highlighted, enrichment, the
-// comment thread, the status moves allowed from its current state (a new alert closes in one step, acknowledged
-// first), its owner, and exceptions from a field.
+// One alert: every field, the rule's context and the related alerts, the event as a tree with the matched
+// fields highlighted, threat-intel matches as cards, the comment thread, the status moves allowed from its
+// current state (a new alert closes in one step, acknowledged first), its owner, exceptions from a field, and
+// steps to the previous and next alert of the queue it was opened from.
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { api, errorText, type Page } from '../api';
 import { EventTree, type FieldPick } from '../components/EventTree';
@@ -9,13 +10,25 @@ import { closes, formatTime, moveLabel, offeredMoves, SeverityBadge, StatusBadge
 import { Link } from '../router';
 import { canTriage, useSession } from '../session';
 import type { AlertDetail, AlertStatus, Comment } from '../types';
+import { IndicatorCards } from './alert-detail/IndicatorCards';
+import { ListStepper } from './alert-detail/ListStepper';
+import { RelatedAlerts } from './alert-detail/RelatedAlerts';
+import { RuleContextPanel } from './alert-detail/RuleContextPanel';
+import type { AlertContext } from './alert-detail/types';
 
 const OPERATORS = ['equals', 'contains', 'startswith', 'endswith', 'regex', 'cidr', 'in'] as const;
 
+/** A fresh page per alert: stepping to another alert starts with no state of the last one. */
 export function AlertDetailPage({ id }: { id: string }) {
+  return <AlertView key={id} id={id} />;
+}
+
+function AlertView({ id }: { id: string }) {
   const { user } = useSession();
   const [alert, setAlert] = useState<AlertDetail | null>(null);
   const [comments, setComments] = useState<Comment[]>([]);
+  const [context, setContext] = useState<AlertContext | null>(null);
+  const [contextError, setContextError] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [pick, setPick] = useState<FieldPick | null>(null);
   const triage = canTriage(user);
@@ -35,6 +48,19 @@ export function AlertDetailPage({ id }: { id: string }) {
     void load();
   }, [load]);
 
+  useEffect(() => {
+    let cancelled = false;
+    setContext(null);
+    setContextError(null);
+    api
+      .get<AlertContext>(`/api/alerts/${encodeURIComponent(id)}/context`)
+      .then((c) => !cancelled && setContext(c))
+      .catch((e: unknown) => !cancelled && setContextError(errorText(e)));
+    return () => {
+      cancelled = true;
+    };
+  }, [id]);
+
   const highlighted = useMemo(() => {
     const fields = new Set<string>();
     for (const condition of alert?.matched_conditions ?? []) for (const selection of Object.values(condition)) if (selection && typeof selection === 'object') for (const field of Object.keys(selection)) fields.add(field.split('|')[0]);
@@ -44,16 +70,20 @@ export function AlertDetailPage({ id }: { id: string }) {
   if (error) {
     return (
       <section>
-        <p>
-          <Link href="/alerts">← Alerts</Link>
-        </p>
+        <ListStepper id={id} />
         <p className="error" role="alert">
           {error}
         </p>
       </section>
     );
   }
-  if (!alert) return <p role="status">Loading…</p>;
+  if (!alert)
+    return (
+      <section>
+        <ListStepper id={id} />
+        <p role="status">Loading…</p>
+      </section>
+    );
 
   const fields: [string, React.ReactNode][] = [
     ['Status', <StatusBadge status={alert.status} />],
@@ -77,9 +107,7 @@ export function AlertDetailPage({ id }: { id: string }) {
 
   return (
     <section aria-labelledby="alert-title">
-      <p>
-        <Link href="/alerts">← Alerts</Link>
-      </p>
+      <ListStepper id={id} />
       <div className="page-head">
         <h1 id="alert-title">{alert.rule_title}</h1>
         <SeverityBadge severity={alert.severity} />
@@ -102,25 +130,22 @@ export function AlertDetailPage({ id }: { id: string }) {
 
           {triage && <StatusActions alert={alert} onChanged={load} />}
 
-          <h2>Enrichment</h2>
-          {alert.enrichment ? (
-            <div>
-              <p>
-                Risk <strong>{alert.enrichment.risk_level}</strong> (score {alert.enrichment.risk_score})
-              </p>
-              <ul className="indicators">
-                {alert.enrichment.indicators.map((indicator, i) => (
-                  <li key={i}>
-                    {Object.entries(indicator)
-                      .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
-                      .join(' · ')}
-                  </li>
-                ))}
-              </ul>
-            </div>
+          <h2>Rule context</h2>
+          {contextError ? (
+            <p className="error" role="alert">
+              {contextError}
+            </p>
+          ) : context ? (
+            <RuleContextPanel rule={context.rule} />
           ) : (
-            <p className="muted">No threat-intelligence indicator in this event.</p>
+            <p role="status">Loading the rule…</p>
           )}
+
+          <h2>Related alerts{context ? ` (${context.related.length})` : ''}</h2>
+          {context ? <RelatedAlerts related={context.related} /> : !contextError && <p role="status">Loading related alerts…</p>}
+
+          <h2>Threat intelligence</h2>
+          <IndicatorCards enrichment={alert.enrichment} />
 
           <h2>Comments ({comments.length})</h2>
           <ol className="comments">
