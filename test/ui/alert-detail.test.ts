@@ -129,6 +129,12 @@ describe('the alert detail page in a browser', { skip: missing ?? false, timeout
     assert.match((await card.locator('dd code').first().textContent()) ?? '', /CommandLine/);
     await ui.checkPage('alert-detail-context');
 
+    // The fields the rule matched on, marked where they sit in the nested EVTX event.
+    await page.locator('.tree li.hit').nth(1).waitFor();
+    const marked = (await page.locator('.tree li.hit').evaluateAll((els) => els.map((e) => e.getAttribute('data-path')))) as string[];
+    assert.deepEqual(marked.sort(), ['Event.EventData.NewProcessName', 'Event.System.EventID']);
+    await page.getByRole('list', { name: 'Matched fields' }).getByText('at Event.EventData.NewProcessName').waitFor();
+
     // A related alert opens its own detail.
     const other = await related.getByRole('link').first().getAttribute('href');
     await related.getByRole('link').first().click();

@@ -11,6 +11,7 @@ import { Link } from '../router';
 import { canTriage, useSession } from '../session';
 import type { AlertDetail, AlertStatus, Comment } from '../types';
 import { IndicatorCards } from './alert-detail/IndicatorCards';
+import { MatchedOn } from './alert-detail/MatchedOn';
 import { ListStepper } from './alert-detail/ListStepper';
 import { RelatedAlerts } from './alert-detail/RelatedAlerts';
 import { RuleContextPanel } from './alert-detail/RuleContextPanel';
@@ -61,11 +62,13 @@ function AlertView({ id }: { id: string }) {
     };
   }, [id]);
 
-  const highlighted = useMemo(() => {
+  // The matched fields by name until the context tells where they sit in the stored event.
+  const named = useMemo(() => {
     const fields = new Set<string>();
     for (const condition of alert?.matched_conditions ?? []) for (const selection of Object.values(condition)) if (selection && typeof selection === 'object') for (const field of Object.keys(selection)) fields.add(field.split('|')[0]);
     return fields;
   }, [alert]);
+  const placed = useMemo(() => (context ? new Set(context.matched_fields.flatMap((f) => f.paths)) : null), [context]);
 
   if (error) {
     return (
@@ -163,13 +166,17 @@ function AlertView({ id }: { id: string }) {
 
         <div>
           <h2>Event</h2>
-          {alert.matched_conditions.length > 0 && (
-            <p className="muted">
-              Matched on: {[...highlighted].map((f) => <mark key={f}>{f}</mark>).reduce<React.ReactNode[]>((acc, el, i) => (i ? [...acc, ', ', el] : [el]), [])}
-            </p>
+          {context && context.matched_fields.length > 0 ? (
+            <MatchedOn fields={context.matched_fields} />
+          ) : (
+            named.size > 0 && (
+              <p className="muted">
+                Matched on: {[...named].map((f) => <mark key={f}>{f}</mark>).reduce<React.ReactNode[]>((acc, el, i) => (i ? [...acc, ', ', el] : [el]), [])}
+              </p>
+            )
           )}
           {triage && pick && <ExceptionForm ruleId={alert.rule_id} pick={pick} onClose={() => setPick(null)} />}
-          <EventTree event={alert.event} highlighted={highlighted} onPick={triage ? setPick : undefined} />
+          <EventTree key={placed ? 'placed' : 'named'} event={alert.event} highlighted={placed ?? named} exact={!!placed} onPick={triage ? setPick : undefined} />
         </div>
       </div>
     </section>

@@ -22,9 +22,17 @@ export interface RelatedAlert {
   shared: ('host' | 'user' | 'source_ip')[];
 }
 
+/** A field the rule matched on, with the paths of the stored event it stands for (empty: not found). */
+export interface MatchedField {
+  field: string;
+  value: unknown;
+  paths: string[];
+}
+
 export interface AlertContext {
   rule: RuleContext | null;
   related: RelatedAlert[];
+  matched_fields: MatchedField[];
 }
 
 /** One indicator of an alert's enrichment, as the threat-intel lookup lists it. */
