@@ -135,6 +135,16 @@ describe('the alert detail page in a browser', { skip: missing ?? false, timeout
     assert.deepEqual(marked.sort(), ['Event.EventData.NewProcessName', 'Event.System.EventID']);
     await page.getByRole('list', { name: 'Matched fields' }).getByText('at Event.EventData.NewProcessName').waitFor();
 
+    // The process ancestry: the creator above, the alert's process marked, its child below.
+    const tree = page.getByRole('list', { name: 'Process tree' });
+    const self = tree.getByRole('listitem', { name: "whoami.exe, process 1024, this alert's process" });
+    await self.waitFor();
+    assert.equal(await self.getAttribute('aria-current'), 'true');
+    await tree.getByRole('listitem', { name: 'cmd.exe, process 768' }).getByRole('listitem', { name: "whoami.exe, process 1024, this alert's process" }).waitFor();
+    await self.getByRole('listitem', { name: 'conhost.exe, process 1280' }).waitFor();
+    assert.match((await self.locator('code').first().textContent()) ?? '', /curl http:\/\/evil\.example/);
+    await ui.checkPage('alert-detail-process-tree');
+
     // A related alert opens its own detail.
     const other = await related.getByRole('link').first().getAttribute('href');
     await related.getByRole('link').first().click();

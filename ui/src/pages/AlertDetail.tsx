@@ -1,7 +1,7 @@
 // One alert: every field, the rule's context and the related alerts, the event as a tree with the matched
 // fields highlighted, threat-intel matches as cards, the comment thread, the status moves allowed from its
 // current state (a new alert closes in one step, acknowledged first), its owner, exceptions from a field, and
-// steps to the previous and next alert of the queue it was opened from.
+// steps to the previous and next alert of the queue it was opened from, and its process ancestry.
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { api, errorText, type Page } from '../api';
 import { EventTree, type FieldPick } from '../components/EventTree';
@@ -12,6 +12,7 @@ import { canTriage, useSession } from '../session';
 import type { AlertDetail, AlertStatus, Comment } from '../types';
 import { IndicatorCards } from './alert-detail/IndicatorCards';
 import { MatchedOn } from './alert-detail/MatchedOn';
+import { ProcessAncestry } from './alert-detail/ProcessAncestry';
 import { ListStepper } from './alert-detail/ListStepper';
 import { RelatedAlerts } from './alert-detail/RelatedAlerts';
 import { RuleContextPanel } from './alert-detail/RuleContextPanel';
@@ -165,6 +166,9 @@ function AlertView({ id }: { id: string }) {
         </div>
 
         <div>
+          <h2>Process tree</h2>
+          <ProcessAncestry alertId={alert.id} />
+
           <h2>Event</h2>
           {context && context.matched_fields.length > 0 ? (
             <MatchedOn fields={context.matched_fields} />

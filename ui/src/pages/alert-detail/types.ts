@@ -45,3 +45,30 @@ export interface IndicatorMatch {
   matched_value?: string;
   score?: number;
 }
+
+/** One process of an alert's ancestry (GET /api/alerts/{id}/process_tree). */
+export interface ProcessNode {
+  key: string;
+  parent_key: string | null;
+  depth: number;
+  process_guid?: string;
+  process_id: number | null;
+  parent_process_guid?: string;
+  parent_process_id: number | null;
+  image: string | null;
+  command_line: string | null;
+  user: string | null;
+  event_time: string | null;
+  event_ids: string[];
+  is_alert_process: boolean;
+}
+
+export interface ProcessTree {
+  root: string | null;
+  alert_process: string | null;
+  nodes: ProcessNode[];
+  truncated: boolean;
+  scanned_events: number;
+  window: { from: string; to: string };
+  unavailable_reason?: string;
+}
