@@ -9,7 +9,9 @@ import type { Database } from '../db/database.js';
 
 export const WINDOW_SECONDS = 24 * 3600;
 export const MAX_BLOCKS = 2000;
-export const MAX_SCANNED_EVENTS = 200_000;
+export const MAX_SCANNED_EVENTS = 100_000;
+/** Blocks beginning in the window looked at (latest first) for those that end after it. */
+const MAX_SPANNING_WALK = 20_000;
 export const MAX_CANDIDATES = 20_000;
 /** Events read per statement (whole blocks; one block may exceed it). */
 const EVENTS_PER_STATEMENT = 5000;
@@ -35,21 +37,28 @@ export async function processStartCandidates(db: Database, patternId: string, ar
   const from = new Date(around.getTime() - WINDOW_SECONDS * 1000);
   const to = new Date(around.getTime() + WINDOW_SECONDS * 1000);
   // Blocks ending in the window, nearest the alert's time first on either side (the history index), and
-  // blocks beginning in it that end after it (migration 23's index).
-  const blocks = await db.query<{ id: string; event_count: number; near: Date; side: string }>(
-    `(SELECT id::text AS id, event_count, last_time AS near, 'after' AS side FROM event_blocks
-       WHERE index_pattern_id = $1 AND last_time >= $2 AND last_time <= $3
-       ORDER BY last_time, id LIMIT $5)
-     UNION ALL
-     (SELECT id::text AS id, event_count, last_time AS near, 'before' AS side FROM event_blocks
-       WHERE index_pattern_id = $1 AND last_time < $2 AND last_time >= $4
-       ORDER BY last_time DESC, id DESC LIMIT $5)
-     UNION ALL
-     (SELECT id::text AS id, event_count, greatest(first_time, $2) AS near, 'spanning' AS side FROM event_blocks
-       WHERE index_pattern_id = $1 AND first_time >= $4 AND first_time <= $3 AND last_time > $3
-       ORDER BY first_time, id LIMIT $5)`,
-    [patternId, around, to, from, MAX_BLOCKS],
-  );
+  // blocks beginning in it that end after it (migration 23's index; among the MAX_SPANNING_WALK that
+  // begin last in the window).
+  // Read in index order whatever the statistics say (the embedded database never gathers them by itself).
+  const blocks = await db.transaction(async (tx) => {
+    await tx.query(`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`);
+    return tx.query<{ id: string; event_count: number; near: Date; side: string }>(
+      `(SELECT b.id::text AS id, b.event_count, b.last_time AS near, 'after' AS side FROM event_blocks b
+         WHERE b.index_pattern_id = $1 AND b.last_time >= $2 AND b.last_time <= $3
+         ORDER BY b.last_time, b.id LIMIT $5)
+       UNION ALL
+       (SELECT b.id::text AS id, b.event_count, b.last_time AS near, 'before' AS side FROM event_blocks b
+         WHERE b.index_pattern_id = $1 AND b.last_time < $2 AND b.last_time >= $4
+         ORDER BY b.last_time DESC, b.id DESC LIMIT $5)
+       UNION ALL
+       (SELECT s.id::text AS id, s.event_count, greatest(s.first_time, $2) AS near, 'spanning' AS side
+          FROM (SELECT b.id, b.event_count, b.first_time, b.last_time FROM event_blocks b
+                 WHERE b.index_pattern_id = $1 AND b.first_time >= $4 AND b.first_time <= $3
+                 ORDER BY b.first_time DESC LIMIT $6) s
+         WHERE s.last_time > $3 LIMIT $5)`,
+      [patternId, around, to, from, MAX_BLOCKS, MAX_SPANNING_WALK],
+    );
+  });
   const sides = new Map<string, number>();
   for (const block of blocks) sides.set(block.side, (sides.get(block.side) ?? 0) + 1);
   let truncated = [...sides.values()].some((n) => n >= MAX_BLOCKS);
