@@ -3,7 +3,7 @@
 // GUIDs compared without case, another host's processes and starts outside the window left out);
 // evtx_dump Security 4688 events linked by process id (a later start reusing the parent's id is not its
 // parent); ECS events from Winlogbeat; a process with more children than the tree holds (truncated);
-// an event naming no process; 401 and 404.
+// an alert without a host; an event naming no process; 401 and 404.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { anonymous, describeEachDatabase, type Client } from '../helpers/service.js';
@@ -140,13 +140,16 @@ describeEachDatabase('process tree of an alert', (ctx) => {
     const burst = [sysmon('2026-11-10T12:00:00Z', 'ws-busy', '{busy}', 999, { guid: '{root}', pid: 1 }, 'C:\\Windows\\System32\\whoami.exe'), ...children];
     assert.equal((await ingest(ctx.service, busy, burst)).data.alerts_created, 1);
 
+    // No host: the alert's own event only.
+    await ingest(ctx.service, sysmonPattern, [{ '@timestamp': '2026-11-10T13:00:00Z', EventID: 1, ProcessGuid: '{n}', ProcessId: 70, ParentProcessGuid: '{b}', ParentProcessId: 200, ParentImage: 'C:\\Windows\\System32\\cmd.exe', Image: 'C:\\Tools\\whoami.exe' }]);
+
     const plain = await createPattern(admin, { name: 'plain' });
     await createRule(analyst, { yaml_content: rule('Tool', 'dumper'), index_pattern: 'plain', deploy: true });
     assert.equal((await ingest(ctx.service, plain, [{ '@timestamp': '2026-11-10T12:00:00Z', Tool: 'the dumper', Computer: 'ws-9' }])).data.alerts_created, 1);
   });
 
   test('Sysmon: parents above, children below, linked by ProcessGuid; the parent of the oldest known from its child', async () => {
-    const tree = await treeOf(await alertOf('sysmon', 'whoami.exe'));
+    const tree = await treeOf(await alertOf('sysmon', '{C}'));
     assert.equal(tree.unavailable_reason, undefined);
     assert.equal(tree.truncated, false);
     assert.deepEqual(
@@ -204,6 +207,18 @@ describeEachDatabase('process tree of an alert', (ctx) => {
     assert.equal(tree.nodes.length, 200);
     assert.equal(tree.nodes.filter((n) => n.is_alert_process).length, 1);
     assert.equal(tree.nodes[2].image, 'C:\\Windows\\child0.exe', 'children oldest first');
+  });
+
+  test("an alert without a host: what its own event says (its process and the parent it names), with the reason", async () => {
+    const tree = await treeOf(await alertOf('sysmon', '{n}'));
+    assert.match(tree.unavailable_reason ?? '', /no host/);
+    assert.deepEqual(
+      tree.nodes.map((n) => [n.key, n.parent_key, n.image, n.event_ids.length, n.is_alert_process]),
+      [
+        ['guid:{b}', null, 'C:\\Windows\\System32\\cmd.exe', 0, false],
+        ['guid:{n}', 'guid:{b}', 'C:\\Tools\\whoami.exe', 1, true],
+      ],
+    );
   });
 
   test('an event naming no process: an empty tree with the reason', async () => {
