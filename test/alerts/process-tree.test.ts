@@ -2,7 +2,7 @@
 // host. Sysmon events linked by ProcessGuid (a parent known only from its child's fields at the top,
 // GUIDs compared without case, another host's processes and starts outside the window left out);
 // evtx_dump Security 4688 events linked by process id (a later start reusing the parent's id is not its
-// parent); ECS events from Winlogbeat; a process with more children than the tree holds (truncated);
+// parent); ECS events from Winlogbeat; Sysmon events from NXLog; a process with more children than the tree holds (truncated);
 // an alert without a host; an event naming no process; 401 and 404.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -132,6 +132,26 @@ describeEachDatabase('process tree of an alert', (ctx) => {
       1,
     );
 
+    const nxlog = await createPattern(admin, { name: 'nxlog', preset: 'nxlog-windows' });
+    await createRule(analyst, { yaml_content: rule('Image', WHOAMI), index_pattern: 'nxlog', deploy: true });
+    const nx = (at: string, guid: string, pid: number, parent: string, parentPid: number, image: string) => ({
+      EventTime: at,
+      Hostname: 'ws-nx',
+      SourceName: 'Microsoft-Windows-Sysmon',
+      Channel: 'Microsoft-Windows-Sysmon/Operational',
+      EventID: 1,
+      ProcessGuid: guid,
+      ProcessId: pid,
+      ParentProcessGuid: parent,
+      ParentProcessId: parentPid,
+      Image: image,
+    });
+    assert.equal(
+      (await ingest(ctx.service, nxlog, [nx('2026-11-10 11:00:00', '{nx-p}', 11, '{nx-q}', 1, 'C:\\Windows\\System32\\cmd.exe'), nx('2026-11-10 12:00:00', '{nx-w}', 12, '{nx-p}', 11, 'C:\\Windows\\System32\\whoami.exe')]))
+        .data.alerts_created,
+      1,
+    );
+
     const busy = await createPattern(admin, { name: 'busy' });
     await createRule(analyst, { yaml_content: rule('Image', WHOAMI), index_pattern: 'busy', deploy: true });
     const children = Array.from({ length: 250 }, (_, i) =>
@@ -197,6 +217,19 @@ describeEachDatabase('process tree of an alert', (ctx) => {
         ['guid:{q}', 5, null, false],
         ['guid:{p}', 10, 'carol', false],
         ['guid:{w}', 20, 'carol', true],
+      ],
+    );
+  });
+
+  test('NXLog: Sysmon fields as NXLog sends them, the host from Hostname', async () => {
+    const tree = await treeOf(await alertOf('nxlog', 'whoami.exe'));
+    assert.equal(tree.unavailable_reason, undefined);
+    assert.deepEqual(
+      tree.nodes.map((n) => [n.key, n.process_id, n.is_alert_process]),
+      [
+        ['guid:{nx-q}', 1, false],
+        ['guid:{nx-p}', 11, false],
+        ['guid:{nx-w}', 12, true],
       ],
     );
   });
