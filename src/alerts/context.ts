@@ -93,8 +93,11 @@ export async function relatedAlerts(db: Queryable, alert: AlertDetailRow): Promi
   }));
 }
 
-/** The matched fields of the alert at their places in its stored event, read through its pattern's preset. */
+/** The matched fields of the alert at their places in its stored event, read through its pattern's preset
+ * (none for a correlation alert). */
 export async function matchedFieldsOf(db: Queryable, alert: AlertDetailRow): Promise<MatchedField[]> {
+  // A correlation's matched conditions are its count and group, not fields of an event.
+  if (alert.correlation) return [];
   const [pattern] = await db.query<{ preset: string | null }>(
     'SELECT p.preset FROM alerts a JOIN index_patterns p ON p.id = a.index_pattern_id WHERE a.id = $1',
     [alert.id],

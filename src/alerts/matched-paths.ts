@@ -4,7 +4,8 @@
 // `SourceName` read as `Provider_Name`). Promises: each matched field with the dotted paths (keys joined
 // by '.', array members by their index) of the stored values it stands for: the field itself when the
 // stored event has it, else where the preset's shaping took it from, else (bounded) the stored values
-// equal to the matched value; an empty list when none is found. Pure.
+// equal to the matched value (under a key of the field's name first); an empty list when none is found.
+// Pure.
 import { fieldOriginsOf, type Pipeline } from '../sigma/index.js';
 
 export interface MatchedField {
@@ -61,25 +62,33 @@ export function pathsOf(event: unknown, field: string): string[] {
 
 const comparable = (v: unknown): string | undefined => (typeof v === 'string' ? v.toLowerCase() : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
 
-/** Stored scalar values equal to `value` (case-insensitive for text), by their paths; bounded. */
-function pathsByValue(event: unknown, value: unknown): string[] {
+/**
+ * Stored scalar values equal to `value` (case-insensitive for text), by their paths; bounded. Values under
+ * a key named like the field's last part come first; other places count only for text of four characters
+ * or more (a number or a short word would be found all over an event).
+ */
+function pathsByValue(event: unknown, field: string, value: unknown): string[] {
   const want = comparable(value);
   if (want === undefined || want === '') return [];
-  const out: string[] = [];
+  const name = (field.split('.').pop() ?? field).toLowerCase();
+  const named: string[] = [];
+  const elsewhere: string[] = [];
   let seen = 0;
   const walk = (v: unknown, prefix: string, depth: number): void => {
-    if (out.length >= MAX_PATHS || seen >= MAX_LEAVES || depth > MAX_DEPTH) return;
+    if (named.length >= MAX_PATHS || seen >= MAX_LEAVES || depth > MAX_DEPTH) return;
     const entries: [string, unknown][] = Array.isArray(v) ? v.map((m, i) => [String(i), m]) : isObj(v) ? Object.entries(v) : [];
     for (const [k, child] of entries) {
       if (isObj(child) || Array.isArray(child)) walk(child, `${prefix}${k}.`, depth + 1);
       else {
         seen++;
-        if (comparable(child) === want) out.push(prefix + k);
+        if (comparable(child) !== want) continue;
+        if (k.replace(/ /g, '').toLowerCase() === name) named.push(prefix + k);
+        else if (typeof child === 'string' && want.length >= 4 && elsewhere.length < MAX_PATHS) elsewhere.push(prefix + k);
       }
     }
   };
   walk(event, '', 0);
-  return out;
+  return named.length > 0 ? named : elsewhere;
 }
 
 /** Each matched field of the alert with the paths of the stored event it stands for. */
@@ -90,7 +99,7 @@ export function matchedFields(conditions: readonly unknown[], stored: Obj, pipel
   return [...wanted].map(([field, value]) => {
     let paths = pathsOf(stored, field);
     if (paths.length === 0) paths = origins.get(field) ?? [];
-    if (paths.length === 0) paths = pathsByValue(stored, value);
+    if (paths.length === 0) paths = pathsByValue(stored, field, value);
     return { field, value, paths };
   });
 }
