@@ -7,7 +7,7 @@ import type { AppContext } from '../http/context.js';
 import { effectiveEntityFields } from '../index-patterns/entity-fields.js';
 import { shaperOfPattern } from '../index-patterns/event-shape.js';
 import { findPatternById } from '../index-patterns/store.js';
-import { makeAccessor } from '../sigma/index.js';
+import { flattenWindowsEvent, isEvtxDump, makeAccessor } from '../sigma/index.js';
 import type { AlertDetailRow } from './queries.js';
 import { processRecordOf } from './process-record.js';
 import { alertPatternId, processStartCandidates, WINDOW_SECONDS } from './process-tree-store.js';
@@ -22,7 +22,8 @@ export interface ProcessAncestry extends ProcessTree {
 export async function processAncestry(ctx: AppContext, alert: AlertDetailRow): Promise<ProcessAncestry> {
   const patternId = await alertPatternId(ctx.db, alert.id);
   const pattern = patternId ? await findPatternById(ctx.db, patternId) : undefined;
-  const shape = shaperOfPattern(pattern) ?? ((e: Record<string, unknown>) => e);
+  // Without a preset that reshapes events, an evtx_dump event is still read by its flat Windows names.
+  const shape = shaperOfPattern(pattern) ?? ((e: Record<string, unknown>) => (isEvtxDump(e) ? flattenWindowsEvent(e) : e));
   const self: ProcessEvent = { record: processRecordOf(shape(alert.event)), hash: alert.event_hash, time: alert.event_time };
   const around = alert.event_time.getTime();
   const window = { from: new Date(around - WINDOW_SECONDS * 1000).toISOString(), to: new Date(around + WINDOW_SECONDS * 1000).toISOString() };
@@ -45,7 +46,8 @@ export async function processAncestry(ctx: AppContext, alert: AlertDetailRow): P
       continue;
     }
     const seen = shape(stored);
-    if (!onHost(seen)) continue;
+    // Entity fields name the event as stored or as its preset shapes it.
+    if (!onHost(seen) && !onHost(stored)) continue;
     events.push({ record: processRecordOf(seen), hash: candidate.hash, time: candidate.time });
   }
   const tree = buildProcessTree(self, events);

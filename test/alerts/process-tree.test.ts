@@ -112,6 +112,16 @@ describeEachDatabase('process tree of an alert', (ctx) => {
     ]);
     assert.equal(answer.data.alerts_created, 1, answer.body);
 
+    // The same events through a pattern without a preset: the rule names the nested field, the host is
+    // read from Event.System.Computer.
+    const rawEvtx = await createPattern(admin, { name: 'rawevtx', entity_fields: { host: ['Event.System.Computer'] } });
+    await createRule(analyst, { yaml_content: rule('Event.EventData.NewProcessName', WHOAMI), index_pattern: 'rawevtx', deploy: true });
+    const rawAnswer = await ingest(ctx.service, rawEvtx, [
+      evtx4688('2026-11-10T11:00:00.000Z', 0x300, 0x200, 'C:\\Windows\\System32\\cmd.exe'),
+      evtx4688('2026-11-10T12:00:00.000Z', 0x400, 0x300, 'C:\\Windows\\System32\\whoami.exe'),
+    ]);
+    assert.equal(rawAnswer.data.alerts_created, 1, rawAnswer.body);
+
     const ecs = await createPattern(admin, { name: 'ecs', preset: 'ecs-windows' });
     await createRule(analyst, { yaml_content: rule('Image', WHOAMI), index_pattern: 'ecs', deploy: true });
     const ecsEvent = (at: string, id: string, pid: number, parent: { id: string; pid: number }, exe: string) => ({
@@ -207,6 +217,19 @@ describeEachDatabase('process tree of an alert', (ctx) => {
     assert.equal(tree.nodes[1].user, 'bob');
     assert.equal(tree.nodes[1].process_guid, undefined);
     assert.equal(tree.truncated, false);
+  });
+
+  test('evtx_dump events through a pattern without a preset: read by their flat Windows names', async () => {
+    const tree = await treeOf(await alertOf('rawevtx', 'whoami.exe'));
+    assert.equal(tree.unavailable_reason, undefined);
+    assert.deepEqual(
+      tree.nodes.map((n) => [n.process_id, n.depth, n.is_alert_process]),
+      [
+        [0x200, 0, false],
+        [0x300, 1, false],
+        [0x400, 2, true],
+      ],
+    );
   });
 
   test('ECS (Winlogbeat): process.entity_id and process.parent', async () => {
