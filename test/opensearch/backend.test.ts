@@ -4,7 +4,8 @@
 // default ten hits); with matching on each instance (OPENSEARCH_MATCHING=local, the default) a rule the DSL
 // cannot express, or the cluster refuses, deploys with a stand-in document and raises its alerts; with
 // matching on the cluster it is refused with the reason; reconciliation repairs
-// what was changed behind the service's back; history is searched in svc-events-{pattern}; a cluster
+// what was changed behind the service's back; history is searched in svc-events-{pattern}; an alert's
+// process tree holds what its own event says (the events are on the cluster); a cluster
 // that cannot be reached (at start, or taken away mid-run) answers 503 and nothing acknowledged is lost.
 import { after, before, describe, test } from 'node:test';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
@@ -83,6 +84,23 @@ for (const { kind, matching } of CASES) {
       const [alert] = await service.db.query<Json>('SELECT * FROM alerts WHERE rule_id = $1', [rule.id]);
       assert.equal(alert.event.User, 'BOB');
       assert.deepEqual(alert.matched_conditions, [{ selection: { User: 'BOB' } }]);
+    });
+
+    test("the process tree holds what the alert's own event says, with the reason", async () => {
+      const rule = await createRule(admin, { yaml_content: equalsRule('Tree tool', 'Tool', 'tree-tool', 'low'), deploy: true });
+      const event = { '@timestamp': '2026-11-20T11:00:00Z', Tool: 'tree-tool', Computer: 'ws-1', ProcessGuid: '{c}', ProcessId: 30, ParentProcessGuid: '{p}', ParentProcessId: 20, ParentImage: 'C:\\cmd.exe', Image: 'C:\\tool.exe' };
+      assert.equal((await ingest(service, pattern, [event])).statusCode, 200);
+      const [alert] = await service.db.query<Json>('SELECT id FROM alerts WHERE rule_id = $1', [rule.id]);
+      const tree = await admin.get(`/api/alerts/${alert.id}/process_tree`);
+      assert.equal(tree.statusCode, 200, tree.body);
+      assert.match(tree.data.unavailable_reason, /OpenSearch/);
+      assert.deepEqual(
+        tree.data.nodes.map((n: Json) => [n.key, n.image, n.is_alert_process]),
+        [
+          ['guid:{p}', 'C:\\cmd.exe', false],
+          ['guid:{c}', 'C:\\tool.exe', true],
+        ],
+      );
     });
 
     test('a correlation deploys its rule as a percolator document; its windows are kept in the database and fire', async () => {
