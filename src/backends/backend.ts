@@ -91,6 +91,11 @@ export interface SearchBackend {
   match(index: string, batch: EventBatch): Promise<BatchMatches>;
   /** Whether a stored query exists (for checks and tests). */
   hasStoredQuery(index: string, id: string): Promise<boolean>;
+  /**
+   * The last change of the stored queries this instance has applied (a sequence shared by every
+   * instance on one database): instances holding the same rule set answer the same number.
+   */
+  rulesRevision(): number;
   close(): Promise<void>;
 }
 

@@ -1,10 +1,11 @@
 // Two service instances on one PostgreSQL database: a deploy, redeploy or undeploy on instance A is live
 // on instance B within a second (B's backend percolates with A's stored queries, and events ingested
-// on B raise alerts for it). PostgreSQL only.
+// on B raise alerts for it); both report the same rule-set revision in `/api/health?details=true`
+// once B has applied A's change. PostgreSQL only.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeTwoInstances, within } from '../helpers/instances.js';
-import { loginAdmin, type Client } from '../helpers/service.js';
+import { anonymous, loginAdmin, type Client } from '../helpers/service.js';
 import { backendOf, createPattern, createRule, equalsRule, ingest, type CreatedPattern } from './fixtures.js';
 
 describeTwoInstances('multi-instance deploys', (instances) => {
@@ -65,6 +66,22 @@ describeTwoInstances('multi-instance deploys', (instances) => {
     assert.equal(readOnA.data.status, 'deployed');
     const took = await within(2000, async () => (await backendOf(instances.a).percolate(pattern.percolator_index, [{ Image: 'from-b.exe' }]))[0].includes(rule.id));
     assert.notEqual(took, null);
+  });
+
+  test('the health details of both instances give the same rule-set revision within a second of a change on A', async () => {
+    const revision = async (service: typeof instances.a) => {
+      const answer = await anonymous(service).get('/api/health?details=true');
+      assert.equal(answer.statusCode, 200, answer.body);
+      return answer.data.details.rules_revision as number;
+    };
+    const before = await revision(instances.a);
+    const rule = await createRule(adminA, { yaml_content: equalsRule('Revision', 'Image', 'revision.exe'), index_pattern: 'shared', deploy: true });
+    const afterOnA = await revision(instances.a);
+    assert.ok(afterOnA > before, `A's revision stayed ${afterOnA}`);
+    const took = await within(1000, async () => (await revision(instances.b)) === afterOnA);
+    assert.notEqual(took, null, `B's revision is ${await revision(instances.b)}, A's ${afterOnA}`);
+    assert.deepEqual((await anonymous(instances.b).get('/api/health')).data, { status: 'ok', database: 'ok', search_backend: 'ok' });
+    assert.equal((await adminA.post(`/api/rules/${rule.id}/undeploy`)).statusCode, 200);
   });
 
   test('events ingested on B after a deploy on A raise alerts within a second; after an undeploy on A, none', async () => {

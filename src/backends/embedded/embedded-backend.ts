@@ -226,6 +226,10 @@ export class EmbeddedBackend implements SearchBackend {
     return this.rules.explain(index, batch, hits);
   }
 
+  rulesRevision(): number {
+    return this.lastSeq;
+  }
+
   async hasStoredQuery(index: string, id: string): Promise<boolean> {
     const rows = await this.db.query('SELECT 1 FROM stored_queries WHERE percolator_index = $1 AND id = $2 AND NOT deleted', [index, id]);
     return rows.length > 0;

@@ -183,6 +183,10 @@ export class OpenSearchBackend implements SearchBackend {
     return this.local.explain(index, batch, hits);
   }
 
+  rulesRevision(): number {
+    return this.local.rulesRevision();
+  }
+
   async hasStoredQuery(index: string, id: string): Promise<boolean> {
     return this.local.hasStoredQuery(index, id);
   }
