@@ -87,6 +87,7 @@ const MATRIX: Record<string, Row> = {
   'DELETE /api/rules/{id}/exceptions/{eid}': 'analyst',
   'GET /api/rules/{id}/suppression': 'signed-in',
   'GET /api/alerts/groups': 'signed-in',
+  'GET /api/alerts/histogram': 'signed-in',
   'GET /api/alerts/{id}/context': 'signed-in',
   'PATCH /api/auth/me': 'signed-in',
   'PUT /api/rules/{id}/suppression': 'analyst',

@@ -68,6 +68,7 @@ const OPERATION_IDS: Record<string, string> = {
   'DELETE /api/rules/{id}/exceptions/{eid}': 'deleteRuleException',
   'GET /api/rules/{id}/suppression': 'getRuleSuppression',
   'GET /api/alerts/groups': 'groupAlerts',
+  'GET /api/alerts/histogram': 'alertHistogram',
   'GET /api/alerts/{id}/context': 'getAlertContext',
   'PATCH /api/auth/me': 'updateCurrentUserSettings',
   'PUT /api/rules/{id}/suppression': 'setRuleSuppression',
