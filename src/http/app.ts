@@ -25,6 +25,7 @@ import { notificationRoutes } from '../notifications/routes.js';
 import { externalRoutes } from '../external/routes.js';
 import { alertStreamRoutes, type AlertStreamOptions } from '../alerts/stream-routes.js';
 import { authRoutes } from '../auth/routes.js';
+import { sessionStatusRoutes } from '../auth/session-status.js';
 import { ssoRoutes } from '../auth/sso/routes.js';
 import { twoFactorRoutes } from '../auth/two-factor/routes.js';
 import { alertRoutes } from '../alerts/routes.js';
@@ -137,6 +138,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   healthRoutes(app, ctx);
   authRoutes(app, ctx);
+  sessionStatusRoutes(app);
   ssoRoutes(app, ctx);
   twoFactorRoutes(app, ctx);
   userRoutes(app, ctx);

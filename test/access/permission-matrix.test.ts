@@ -44,6 +44,7 @@ const MATRIX: Record<string, Row> = {
   'POST /api/auth/2fa/disable': 'signed-in',
   'POST /api/auth/2fa/verify': 'public',
   'GET /api/auth/sso/providers': 'public',
+  'GET /api/auth/session': 'public',
   'GET /api/auth/sso/login': 'public',
   'GET /api/auth/sso/callback': 'public',
 

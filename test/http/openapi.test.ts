@@ -14,6 +14,7 @@ const PUBLIC = new Set([
   'POST /api/auth/login',
   'POST /api/auth/2fa/verify',
   'GET /api/auth/sso/providers',
+  'GET /api/auth/session',
   'GET /api/auth/sso/login',
   'GET /api/auth/sso/callback',
 ]);
@@ -69,6 +70,7 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /api/rules/{id}/suppression': 'getRuleSuppression',
   'GET /api/alerts/groups': 'groupAlerts',
   'GET /api/alerts/histogram': 'alertHistogram',
+  'GET /api/auth/session': 'getSessionStatus',
   'GET /api/alerts/{id}/context': 'getAlertContext',
   'PATCH /api/auth/me': 'updateCurrentUserSettings',
   'PUT /api/rules/{id}/suppression': 'setRuleSuppression',
