@@ -75,6 +75,8 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     assert.equal(await row.getByRole('cell').nth(1).textContent(), '2');
     assert.equal(await catalogue().getByRole('cell', { name: 'user.name', exact: true }).count(), 1);
     await page.getByText('This pattern has no mappings of its own').waitFor();
+    // "Read by": with no mapping, each field is read by the Sigma field of its own name.
+    assert.equal(await catalogue().getByRole('row', { name: /user\.name/ }).getByRole('cell').nth(3).textContent(), 'user.name (same name)');
 
     await catalogue().getByLabel('Filter fields').fill('process');
     await catalogue().getByRole('status').filter({ hasText: '2 field(s)' }).waitFor();

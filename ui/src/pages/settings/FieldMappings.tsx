@@ -15,6 +15,7 @@ import { PatternScope } from './PatternScope';
 import { PresetView } from './PresetView';
 import { guessSigmaField, newRow, placeErrors, prepare, rowsOf, sameMappings, type DraftRow, type RowErrors } from './mapping-draft';
 import { usePresets } from './usePresets';
+import { readBy } from './read-by';
 import './settings.css';
 
 type DefaultMapping = 'identity' | 'none';
@@ -63,23 +64,8 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
 
   const chosen = presets.find((p) => p.name === preset);
 
-  // Which Sigma fields read each event field: the rows being edited, then the preset's table.
-  const mappedFrom = useMemo(() => {
-    const map = new Map<string, string[]>();
-    const add = (m: FieldMapping, suffix = '') => {
-      const target = m.target_field.trim();
-      const sigma = m.sigma_field.trim();
-      if (!target || !sigma) return;
-      const list = map.get(target) ?? [];
-      if (!list.includes(sigma + suffix)) list.push(sigma + suffix);
-      map.set(target, list);
-    };
-    for (const row of rows) add(row);
-    // The pattern's own mapping of a Sigma field replaces the preset's.
-    const own = new Set(rows.map((r) => r.sigma_field.trim()));
-    for (const m of chosen?.field_mappings ?? []) if (!own.has(m.sigma_field)) add(m, ' (preset)');
-    return map;
-  }, [rows, chosen]);
+  // Which Sigma fields read each event field: the rows being edited, the preset's tables, the default mapping.
+  const mappedFrom = useMemo(() => readBy(rows, chosen, defaultMapping), [rows, chosen, defaultMapping]);
 
   const prepared = prepare(rows);
   const dirty =
