@@ -41,6 +41,11 @@ const CASES: { name: string; yaml: string; line: number }[] = [
   { name: 'a condition naming a missing selection', yaml: LONG_RULE.replace('condition: selection', 'condition: selection and filter'), line: 20 },
   { name: 'a bad tag in the list', yaml: LONG_RULE.replace('  - attack.t1059.001', '  - "not a tag"'), line: 10 },
   { name: 'a character the server refuses (DEL) in the description', yaml: LONG_RULE.replace('which hides what it runs.', 'which hides \u007f what it runs.'), line: 5 },
+  {
+    name: 'an unknown level in the second document of a collection',
+    yaml: `action: global\ntitle: Shared title\nlogsource:\n  product: windows\n---\ndetection:\n  selection:\n    EventID: 1\n  condition: selection\nlevel: urgent\n`,
+    line: 10,
+  },
   { name: 'a logsource that is not a mapping', yaml: LONG_RULE.replace('logsource:\n  product: windows\n  category: process_creation', 'logsource: windows\n\n'), line: 11 },
 ];
 
