@@ -308,6 +308,14 @@ describe('the alert queue in a browser', { skip: missing ?? false, timeout: 400_
     await page.getByRole('heading', { name: 'Alerts' }).click();
     await page.keyboard.press('k');
     assert.equal(await activeRow(), ids[3], 'the page clicked, then k: the row before');
+    // A list just chosen from: j still moves (no status starts with j), and the choice stays.
+    await page.getByLabel('Status').selectOption('new');
+    await page.waitForURL(/status=new/);
+    await rowCountIs(50);
+    await page.getByLabel('Status').focus();
+    await page.keyboard.press('j');
+    assert.ok(await activeRow(), 'a list chosen from, then j: a row has the focus');
+    assert.equal(await page.getByLabel('Status').inputValue(), 'new');
     // Typing in a text box is not navigation.
     await page.getByLabel('Search').fill('j');
     await page.getByLabel('Search').press('j');

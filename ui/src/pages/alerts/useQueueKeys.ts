@@ -1,6 +1,6 @@
 // The queue's keys: j/k move the cursor (and the focus) between rows, Enter or o opens, x selects,
 // / goes to the search box, ? opens the help. They work wherever the focus is after a click (a row,
-// a checkbox, a button, the page itself), but not while typing in a text box or choosing in a list.
+// a checkbox, a button, a list just chosen from, the page itself), but not while typing in a text box.
 import { useEffect } from 'react';
 
 interface QueueKeys {
@@ -14,10 +14,12 @@ interface QueueKeys {
   paused: boolean;
 }
 
-/** Elements that take typed keys themselves. */
-function typingIn(target: EventTarget | null): boolean {
+/** Elements that take typed keys themselves. A list (select) takes a letter to pick an option starting
+ * with it; j and k still move the cursor from a list with no such option (status, severity, …). */
+function typingIn(target: EventTarget | null, key: string): boolean {
   if (!(target instanceof HTMLElement)) return false;
-  if (target.isContentEditable || target.closest('textarea, select, [contenteditable=""], [contenteditable="true"], dialog')) return true;
+  if (target instanceof HTMLSelectElement) return (key !== 'j' && key !== 'k') || [...target.options].some((o) => o.text.trim().toLowerCase().startsWith(key));
+  if (target.isContentEditable || target.closest('textarea, [contenteditable=""], [contenteditable="true"], dialog')) return true;
   if (target instanceof HTMLInputElement) return !['checkbox', 'radio', 'button', 'submit', 'reset'].includes(target.type);
   return false;
 }
@@ -25,7 +27,7 @@ function typingIn(target: EventTarget | null): boolean {
 export function useQueueKeys(keys: QueueKeys): void {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (keys.paused || event.metaKey || event.ctrlKey || event.altKey || typingIn(event.target)) return;
+      if (keys.paused || event.metaKey || event.ctrlKey || event.altKey || typingIn(event.target, event.key)) return;
       const target = event.target as HTMLElement;
       if (event.key === '?') {
         event.preventDefault();
