@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ApiError, api, errorText, type FieldError } from '../../api';
 import { Link } from '../../router';
+import { useLeaveGuard } from '../../components/useLeaveGuard';
 import type { FieldMapping, PatternSettings } from './types';
 import { FieldCatalogue } from './FieldCatalogue';
 import { MappingTable } from './MappingTable';
@@ -74,13 +75,9 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
       preset !== (pattern.preset ?? '') ||
       defaultMapping !== (pattern.default_mapping ?? 'identity'));
 
-  // Leaving the page (reload, close, another site) with unsaved changes asks first.
-  useEffect(() => {
-    if (!dirty) return;
-    const ask = (event: BeforeUnloadEvent) => event.preventDefault();
-    window.addEventListener('beforeunload', ask);
-    return () => window.removeEventListener('beforeunload', ask);
-  }, [dirty]);
+  // Leaving the page with unsaved changes asks first: another page of the console (any link, Back), or
+  // a reload, a closed tab, another site.
+  useLeaveGuard(dirty, 'Leave without saving the changed mappings?');
 
   if (loadError)
     return (
@@ -159,7 +156,7 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
   return (
     <div>
       <p>
-        <Link href="/settings/index-patterns" onClick={(e) => dirty && !window.confirm('Leave without saving the changed mappings?') && e.preventDefault()}>
+        <Link href="/settings/index-patterns">
           ← Index patterns
         </Link>
       </p>
