@@ -34,7 +34,7 @@ const Entity = Type.String({ minLength: 1, maxLength: 1024 });
 const UUID_PATTERN = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 
 /** The list's filters (besides the creation time range), shared by the list and the bulk change by filter. */
-const alertFilters = {
+export const alertFilters = {
   search: Type.Optional(
     Type.String({ minLength: 3, maxLength: 200, description: 'Case-insensitive text in the rule title, host, user, source IP or event (3 characters or more)' }),
   ),

@@ -1,5 +1,6 @@
 // Access control for every route, declared in the route's `config.access`:
-//   public  — no credentials needed;
+//   public  — no credentials needed (with `session: 'optional'`, a live session presented is made the
+//             request's principal, and anything else is ignored: a status a signed-out page can ask);
 //   session — a live JWT session (Bearer header or svc_session cookie) with at least `role`;
 //             POST/PUT/PATCH/DELETE also need a valid X-CSRF-Token;
 //   apikey  — an API key (read-only external endpoints): GET only, counted against the key's rate
@@ -23,7 +24,7 @@ export const API_KEY_PREFIX = 'svc_ak_';
 export const CSRF_FAILED = 'CSRF token missing or invalid';
 
 export type Access =
-  | { auth: 'public' }
+  | { auth: 'public'; session?: 'optional' }
   | { auth: 'session'; role?: Role; roleDetail?: string }
   | { auth: 'apikey' };
 
@@ -105,6 +106,18 @@ export function registerAccessControl(
     return principal;
   }
 
+  /** The session a request presents, if it is a live one; never an error. */
+  async function optionalSession(request: FastifyRequest): Promise<SessionPrincipal | undefined> {
+    const header = request.headers.authorization;
+    const token = header !== undefined ? bearerToken(header) : request.cookies?.[SESSION_COOKIE];
+    if (!token) return undefined;
+    try {
+      return await sessionPrincipal(token);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** A key works on the external endpoints only: one sent to a public route is refused too, whatever
    * the method, and so is a write where no route answers (404/405), so no route can forget it. */
   async function refuseApiKey(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -117,7 +130,11 @@ export function registerAccessControl(
   app.addHook('onRequest', async (request, reply) => {
     if (request.is404) return STATE_CHANGING.has(request.method) ? refuseApiKey(request, reply) : undefined;
     const access: Access = request.routeOptions.config.access ?? { auth: 'session' };
-    if (access.auth === 'public') return refuseApiKey(request, reply);
+    if (access.auth === 'public') {
+      await refuseApiKey(request, reply);
+      if (access.session === 'optional') request.principal = await optionalSession(request);
+      return;
+    }
 
     const credential = presentedCredential(request);
     if (!credential) throw unauthorized();

@@ -163,7 +163,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
   );
 }
 
-const CurrentUserSchema = Type.Object({
+export const CurrentUserSchema = Type.Object({
   id: Uuid,
   username: Type.String(),
   role: StringEnum(ROLES),
@@ -172,7 +172,7 @@ const CurrentUserSchema = Type.Object({
   assign_on_acknowledge: Type.Boolean({ description: 'Alerts this user acknowledges without an assignee become theirs' }),
 });
 
-function currentUser(user: UserRow) {
+export function currentUser(user: UserRow) {
   return {
     id: user.id,
     username: user.username,

@@ -25,11 +25,13 @@ import { notificationRoutes } from '../notifications/routes.js';
 import { externalRoutes } from '../external/routes.js';
 import { alertStreamRoutes, type AlertStreamOptions } from '../alerts/stream-routes.js';
 import { authRoutes } from '../auth/routes.js';
+import { sessionStatusRoutes } from '../auth/session-status.js';
 import { ssoRoutes } from '../auth/sso/routes.js';
 import { twoFactorRoutes } from '../auth/two-factor/routes.js';
 import { alertRoutes } from '../alerts/routes.js';
 import { alertContextRoutes } from '../alerts/context-routes.js';
 import { processTreeRoutes } from '../alerts/process-tree-routes.js';
+import { alertHistogramRoutes } from '../alerts/histogram-routes.js';
 import { auditRoutes } from '../audit/routes.js';
 import { healthRoutes } from '../health/routes.js';
 import { userRoutes } from '../users/routes.js';
@@ -137,6 +139,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   healthRoutes(app, ctx);
   authRoutes(app, ctx);
+  sessionStatusRoutes(app);
   ssoRoutes(app, ctx);
   twoFactorRoutes(app, ctx);
   userRoutes(app, ctx);
@@ -153,6 +156,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   alertRoutes(app, ctx);
   alertContextRoutes(app, ctx);
   processTreeRoutes(app, ctx);
+  alertHistogramRoutes(app, ctx);
   statsRoutes(app, ctx);
   apiKeyRoutes(app, ctx);
   notificationRoutes(app, ctx);

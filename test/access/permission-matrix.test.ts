@@ -44,6 +44,7 @@ const MATRIX: Record<string, Row> = {
   'POST /api/auth/2fa/disable': 'signed-in',
   'POST /api/auth/2fa/verify': 'public',
   'GET /api/auth/sso/providers': 'public',
+  'GET /api/auth/session': 'public',
   'GET /api/auth/sso/login': 'public',
   'GET /api/auth/sso/callback': 'public',
 
@@ -87,6 +88,7 @@ const MATRIX: Record<string, Row> = {
   'DELETE /api/rules/{id}/exceptions/{eid}': 'analyst',
   'GET /api/rules/{id}/suppression': 'signed-in',
   'GET /api/alerts/groups': 'signed-in',
+  'GET /api/alerts/histogram': 'signed-in',
   'GET /api/alerts/{id}/context': 'signed-in',
   'PATCH /api/auth/me': 'signed-in',
   'PUT /api/rules/{id}/suppression': 'analyst',

@@ -135,6 +135,24 @@ describeEachDatabase('two-factor login', (ctx) => {
     clock.nextStep();
   });
 
+  test("enabled with the next step's code (an authenticator clock ahead): that step and the ones before stay spent", async () => {
+    const user = await createUser(ctx.service);
+    const setup = await user.client.post('/api/auth/2fa/setup');
+    const secret = setup.data.secret as string;
+    const ahead = codeFor(secret, clock.at + 30_000);
+    assert.equal((await user.client.post('/api/auth/2fa/enable', { code: ahead })).statusCode, 200);
+    // The same code again, at once: to log in, or to turn the factor off.
+    assertError(await verify(ctx.service, await tempToken(ctx.service, user), ahead), 401, INVALID_CODE);
+    const off = await user.client.post('/api/auth/2fa/disable', { password: user.password, code: ahead });
+    assertError(off, 401, INVALID_CODE);
+    // The current step is older than the one used: refused too, now and once the clock reaches that step.
+    assertError(await verify(ctx.service, await tempToken(ctx.service, user), codeFor(secret)), 401, INVALID_CODE);
+    clock.nextStep();
+    assertError(await verify(ctx.service, await tempToken(ctx.service, user), codeFor(secret)), 401, INVALID_CODE);
+    clock.nextStep();
+    assert.equal((await verify(ctx.service, await tempToken(ctx.service, user), codeFor(secret))).statusCode, 200);
+  });
+
   test('two logins racing with one code: exactly one is accepted', async () => {
     const user = await enrolledUser(ctx.service);
     const tokens = await Promise.all([tempToken(ctx.service, user), tempToken(ctx.service, user), tempToken(ctx.service, user)]);

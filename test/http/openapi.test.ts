@@ -14,6 +14,7 @@ const PUBLIC = new Set([
   'POST /api/auth/login',
   'POST /api/auth/2fa/verify',
   'GET /api/auth/sso/providers',
+  'GET /api/auth/session',
   'GET /api/auth/sso/login',
   'GET /api/auth/sso/callback',
 ]);
@@ -68,6 +69,8 @@ const OPERATION_IDS: Record<string, string> = {
   'DELETE /api/rules/{id}/exceptions/{eid}': 'deleteRuleException',
   'GET /api/rules/{id}/suppression': 'getRuleSuppression',
   'GET /api/alerts/groups': 'groupAlerts',
+  'GET /api/alerts/histogram': 'alertHistogram',
+  'GET /api/auth/session': 'getSessionStatus',
   'GET /api/alerts/{id}/context': 'getAlertContext',
   'GET /api/alerts/{id}/process_tree': 'getAlertProcessTree',
   'PATCH /api/auth/me': 'updateCurrentUserSettings',

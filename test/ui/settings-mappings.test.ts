@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, type ConsoleSession, type PageProblems, type RunningServer } from './browser.js';
+import { ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, waitUntil, type ConsoleSession, type PageProblems, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 const VIEWER_PASSWORD = 'viewer-password-for-ui-tests';
@@ -75,6 +75,8 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     assert.equal(await row.getByRole('cell').nth(1).textContent(), '2');
     assert.equal(await catalogue().getByRole('cell', { name: 'user.name', exact: true }).count(), 1);
     await page.getByText('This pattern has no mappings of its own').waitFor();
+    // "Read by": with no mapping, each field is read by the Sigma field of its own name.
+    assert.equal(await catalogue().getByRole('row', { name: /user\.name/ }).getByRole('cell').nth(3).textContent(), 'user.name (same name)');
 
     await catalogue().getByLabel('Filter fields').fill('process');
     await catalogue().getByRole('status').filter({ hasText: '2 field(s)' }).waitFor();
@@ -256,6 +258,26 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
     await form.getByRole('button', { name: 'Remove log source 1' }).click();
     await form.getByRole('button', { name: 'Save log sources and placeholders' }).click();
     await form.getByText('Log sources and placeholders saved.').waitFor();
+  });
+
+  test('an unsaved mapping edit asks before another page of the console; staying keeps it', async () => {
+    await page.getByRole('button', { name: 'Add mapping' }).click();
+    const n = await page.getByRole('textbox', { name: /^Sigma field of mapping/ }).count();
+    await sigmaInput(n).fill('ParentImage');
+    await eventInput(n).fill('process.parent.executable');
+    const asked: string[] = [];
+    page.once('dialog', (d) => {
+      asked.push(d.message());
+      void d.dismiss();
+    });
+    await page.getByRole('link', { name: 'Users' }).click();
+    await waitUntil(page, 'true');
+    assert.deepEqual(asked, ['Leave without saving the changed mappings?']);
+    assert.equal(await sigmaInput(n).inputValue(), 'ParentImage', 'staying keeps the edit');
+    assert.equal(await page.evaluate(`(() => { const e = new Event('beforeunload', { cancelable: true }); window.dispatchEvent(e); return e.defaultPrevented; })()`), true);
+    // Removed again: nothing left unsaved, and the links go without a question.
+    await page.getByRole('button', { name: `Remove mapping ${n}` }).click();
+    assert.equal(await page.evaluate(`(() => { const e = new Event('beforeunload', { cancelable: true }); window.dispatchEvent(e); return e.defaultPrevented; })()`), false);
   });
 
   test('a viewer reads the mappings and the catalogue but has no way to change them', async () => {

@@ -25,7 +25,7 @@ describe('web UI: single sign-on in a browser', { skip: missing ?? false }, () =
     consoleUrl = `http://localhost:${port}`;
     const redirectUri = `${consoleUrl}/api/auth/sso/callback`;
     provider = await startOidcProvider({ clients: [{ ...VIGIL_CLIENT, redirect_uris: [redirectUri] }], accounts: ACCOUNTS });
-    ({ page } = ui = await openConsole({ port, env: { ...ssoEnv(provider), PUBLIC_URL: consoleUrl }, consoleUrl }));
+    ({ page } = ui = await openConsole({ port, env: { ...ssoEnv(provider), PUBLIC_URL: consoleUrl } }));
     // The provider's page is not ours (its favicon is a 404, for one).
     ui.problems.allow(new RegExp(`@ ${escapeRegExp(provider.issuer)}`));
   });

@@ -89,6 +89,22 @@ test('validation field paths are placed at their lines', () => {
   assert.equal(lineOfField(parsed, 'detection.selection.Missing'), 6);
   assert.equal(lineOfField(parsed, 'level'), null);
   assert.equal(lineOfField(parsed, 'yaml_content'), null);
+  // A collection: the document where the path goes deepest has the line.
+  const collection = parseLocally(`action: global
+title: Shared
+logsource:
+  product: windows
+---
+detection:
+  selection:
+    EventID: 1
+  condition: selection
+level: urgent
+`);
+  assert.equal(lineOfField(collection, 'level'), 10);
+  assert.equal(lineOfField(collection, 'detection.condition'), 9);
+  assert.equal(lineOfField(collection, 'logsource.category'), 3);
+  assert.equal(lineOfField(collection, 'title'), 2);
   assert.deepEqual(placeInMessage('Invalid YAML syntax: YAML syntax error (line 7, column 3): bad'), { line: 7, column: 3 });
   assert.equal(placeInMessage('Rule validation failed'), null);
 });

@@ -96,7 +96,7 @@ export function App() {
           <span className="whoami">
             {user.username} <span className="muted">({user.role})</span>
           </span>
-          <button type="button" className="secondary" onClick={() => void logout().then(() => navigate('/'))}>
+          <button type="button" className="secondary" onClick={() => void logout().then(() => navigate('/', { force: true }))}>
             Log out
           </button>
         </div>

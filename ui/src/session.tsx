@@ -1,5 +1,6 @@
-// The signed-in user: read from GET /api/auth/me at start (the session cookie decides), cleared on
-// logout or when the API answers 401.
+// The signed-in user: read from GET /api/auth/session at start and after signing in (the session
+// cookie decides; a signed-out visit gets a 200 with no user, so the browser logs no failed request),
+// cleared on logout or when the API answers 401.
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import { api, ApiError, forgetCsrfToken, setUnauthorizedHandler } from './api';
 import type { User } from './types';
@@ -19,7 +20,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const refresh = useCallback(async () => {
     try {
-      setUser(await api.get<User>('/api/auth/me'));
+      setUser((await api.get<{ signed_in: boolean; user: User | null }>('/api/auth/session')).user);
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 401) console.warn('could not read the session', error);
       setUser(null);

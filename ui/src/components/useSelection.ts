@@ -21,6 +21,8 @@ export interface Selection {
   setMatching(on: boolean): void;
   /** Keeps only the ids still listed (after the list reloads). */
   keepOnly(listed: readonly string[]): void;
+  /** Puts back a selection kept earlier (returning to the list). */
+  restore(ids: readonly string[], matching: boolean): void;
 }
 
 /** `pageIds`: the ids of the rows on the page shown now. */
@@ -50,6 +52,10 @@ export function useSelection(pageIds: readonly string[]): Selection {
       }),
     [],
   );
+  const restore = useCallback((ids: readonly string[], on: boolean) => {
+    setSelected(new Set(ids));
+    setMatching(on);
+  }, []);
   const setPage = useCallback(
     (checked: boolean) => {
       setMatching(false);
@@ -70,7 +76,8 @@ export function useSelection(pageIds: readonly string[]): Selection {
       matching,
       setMatching,
       keepOnly,
+      restore,
     }),
-    [selected, matching, pageIds, toggle, setPage, clear, keepOnly],
+    [selected, matching, pageIds, toggle, setPage, clear, keepOnly, restore],
   );
 }

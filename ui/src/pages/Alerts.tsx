@@ -1,32 +1,30 @@
-// The triage queue: filters kept in the URL, sorting, server-side pages, multi-select bulk changes (of
-// the selected rows or of every alert the filters match), grouping by rule, host or user, live
-// arrivals announced without moving the list, and j/k/enter/x keyboard navigation.
-import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+// The triage queue: filters kept in the URL (./alerts/FilterBar), a chart of the filtered alerts over
+// event time, compact one-line rows with a choice of columns and filters from a cell's value, sorting,
+// server-side pages (first, last, go to page), multi-select bulk changes (of the selected rows or of
+// every alert the filters match), grouping by rule, host or user, live arrivals announced without moving
+// the list, keyboard navigation (j/k/Enter/x, ? for help), and the analyst's place (cursor row and
+// selection) kept when an alert is opened and left.
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api, errorText, query, type Page } from '../api';
 import { BulkActions } from './alerts/BulkActions';
-import { apiFilter, filtersOf, GROUPINGS, RANGES } from './alerts/filters';
+import { apiFilter, filtersOf } from './alerts/filters';
 import { AlertGroups } from './alerts/Groups';
 import { recordListPosition } from './alert-detail/list-position';
-import { formatTime, relativeTime, SeverityBadge, StatusBadge, STATUS_LABELS } from '../format';
+import { AlertHistogram } from './alerts/Histogram';
+import { AlertRow, type Pivot } from './alerts/AlertRow';
+import { ColumnChooser } from './alerts/ColumnChooser';
+import { COLUMNS, storeColumns, storedColumns, type ColumnKey } from './alerts/columns';
+import { FilterBar } from './alerts/FilterBar';
+import { lastSearch, placeFor, rememberPlace, type QueuePlace } from './alerts/place';
+import { ShortcutsHelp } from './alerts/ShortcutsHelp';
+import { useQueueKeys } from './alerts/useQueueKeys';
+import './alerts/queue.css';
 import { useSelection } from '../components/useSelection';
-import { RulePicker } from '../components/RulePicker';
-import { ListPager } from '../components/ListPager';
+import { PageNav } from '../components/PageNav';
 import { useAlertStream } from '../live';
-import { Link, navigate, updateQuery, useLocation } from '../router';
+import { navigate, updateQuery, useLocation } from '../router';
 import { canTriage, useSession } from '../session';
-import { ALERT_STATUSES, SEVERITIES, type Alert } from '../types';
-
-const COLUMNS: { key: string; label: string; sort?: string }[] = [
-  { key: 'severity', label: 'Severity', sort: 'severity' },
-  { key: 'created_at', label: 'Time', sort: 'created_at' },
-  { key: 'rule_title', label: 'Rule', sort: 'rule_title' },
-  { key: 'status', label: 'Status', sort: 'status' },
-  { key: 'assignee', label: 'Assignee' },
-  { key: 'host', label: 'Host', sort: 'host' },
-  { key: 'user', label: 'User', sort: 'user' },
-  { key: 'source_ip', label: 'Source IP', sort: 'source_ip' },
-  { key: 'risk', label: 'Risk', sort: 'risk_score' },
-];
+import type { Alert } from '../types';
 
 export function AlertsPage() {
   const { user } = useSession();
@@ -38,16 +36,27 @@ export function AlertsPage() {
   const [reloads, setReloads] = useState(0);
   const [fresh, setFresh] = useState(0);
   const [cursor, setCursor] = useState(0);
-  const [search, setSearch] = useState(filters.q);
   const [bulkMessage, setBulkMessage] = useState<string | null>(null);
+  const [columns, setColumns] = useState<ColumnKey[]>(storedColumns);
+  const [helpOpen, setHelpOpen] = useState(false);
   const rowRefs = useRef<(HTMLTableRowElement | null)[]>([]);
   const triage = canTriage(user);
+  // The place to put back once the list is read: this list's, or (for a plain /alerts) the list last left.
+  const pending = useRef<QueuePlace | null | undefined>(undefined);
+  if (pending.current === undefined) {
+    const back = key === '' ? lastSearch() : null;
+    pending.current = back ? placeFor(back) : placeFor(key);
+  }
+  const [focusCursor, setFocusCursor] = useState(0);
 
-  useEffect(() => setSearch(filters.q), [filters.q]);
+  useEffect(() => {
+    if (key === '' && pending.current?.search) navigate(`/alerts?${pending.current.search}`, { replace: true });
+    // Only when the page opens: a filter cleared later stays cleared.
+  }, []);
 
   useEffect(() => {
     let cancelled = false;
-    if (filters.group) return;
+    if (filters.group || (key === '' && pending.current?.search)) return;
     const path =
       '/api/alerts' +
       query({
@@ -64,8 +73,19 @@ export function AlertsPage() {
         setData(page);
         setError(null);
         setFresh(0);
-        keepOnly(page.items.map((a) => a.id));
+        const ids = page.items.map((a) => a.id);
+        keepOnly(ids);
         recordListPosition(path, page);
+        const place = pending.current;
+        if (place && place.search === key) {
+          pending.current = null;
+          restore(place.matching ? place.selected : place.selected.filter((id) => ids.includes(id)), place.matching);
+          const at = place.cursorId ? ids.indexOf(place.cursorId) : -1;
+          if (at >= 0) {
+            setCursor(at);
+            setFocusCursor((n) => n + 1);
+          }
+        }
       })
       .catch((e: unknown) => !cancelled && setError(errorText(e)));
     return () => {
@@ -80,6 +100,8 @@ export function AlertsPage() {
       if (filters.severity && alert.severity !== filters.severity) return;
       if (filters.rule_id && alert.rule_id !== filters.rule_id) return;
       if (filters.assignee && filters.assignee !== 'none') return;
+      for (const name of ['host', 'user', 'source_ip', 'index_pattern'] as const) if (filters[name] && alert[name] !== filters[name]) return;
+      if (filters.event_before && alert.event_time && alert.event_time >= filters.event_before) return;
       setFresh((n) => n + 1);
     },
     updated: (alert) =>
@@ -90,35 +112,47 @@ export function AlertsPage() {
   const items = useMemo(() => data?.items ?? [], [data]);
   const pageIds = useMemo(() => items.map((a) => a.id), [items]);
   const selection = useSelection(pageIds);
-  const { toggle, keepOnly, setMatching } = selection;
+  const { toggle, keepOnly, setMatching, restore } = selection;
   // "All matching" stands for the filters it was chosen under: other filters, another page, start over.
-  useEffect(() => setMatching(false), [key, setMatching]);
+  const shownKey = useRef(key);
+  useEffect(() => {
+    if (shownKey.current !== key) setMatching(false);
+    shownKey.current = key;
+  }, [key, setMatching]);
+
+  // The place is kept as it changes, once the place to return to has been put back.
+  const cursorId = items[cursor]?.id ?? null;
+  useEffect(() => {
+    if (pending.current || !data) return;
+    rememberPlace({ search: key, cursorId, selected: selection.ids, matching: selection.matching });
+  }, [key, data, cursorId, selection.ids, selection.matching]);
+
+  useEffect(() => {
+    if (focusCursor > 0) rowRefs.current[cursor]?.focus();
+  }, [focusCursor]);
 
   const open = useCallback((alert: Alert) => navigate(`/alerts/${alert.id}`), []);
 
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      const target = event.target as HTMLElement;
-      if (target.closest('input, textarea, select, [contenteditable]') || event.metaKey || event.ctrlKey || event.altKey) return;
-      if (items.length === 0) return;
-      if (event.key === 'j' || event.key === 'k') {
-        event.preventDefault();
-        setCursor((c) => {
-          const next = Math.min(items.length - 1, Math.max(0, c + (event.key === 'j' ? 1 : -1)));
-          rowRefs.current[next]?.focus();
-          return next;
-        });
-      } else if (event.key === 'Enter' && target.tagName === 'TR') {
-        event.preventDefault();
-        const alert = items[cursor];
-        if (alert) open(alert);
-      } else if (event.key === 'x' && triage) {
-        const alert = items[cursor];
-        if (alert) toggle(alert.id);
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
+  useQueueKeys({
+    rows: items.length,
+    paused: helpOpen,
+    move: (by) =>
+      setCursor((c) => {
+        const next = Math.min(items.length - 1, Math.max(0, c + by));
+        rowRefs.current[next]?.focus();
+        return next;
+      }),
+    open: () => {
+      const alert = items[cursor];
+      if (alert) open(alert);
+    },
+    toggle: triage
+      ? () => {
+          const alert = items[cursor];
+          if (alert) toggle(alert.id);
+        }
+      : undefined,
+    help: () => setHelpOpen(true),
   });
 
   const sortBy = (field: string) => {
@@ -126,9 +160,11 @@ export function AlertsPage() {
     updateQuery({ sort_by: field, sort_order: order, page: undefined });
   };
 
-  const submitSearch = (event: FormEvent) => {
-    event.preventDefault();
-    updateQuery({ q: search.trim(), page: undefined });
+  const pivot = (p: Pivot) => updateQuery({ ...p.changes, page: undefined }, { push: true });
+
+  const chooseColumns = (keys: ColumnKey[]) => {
+    setColumns(keys);
+    storeColumns(keys);
   };
 
   const done = (message: string) => {
@@ -142,75 +178,27 @@ export function AlertsPage() {
     setReloads((n) => n + 1);
   };
 
+  const shownColumns = COLUMNS.filter((c) => columns.includes(c.key));
+
   return (
-    <section aria-labelledby="alerts-title">
+    <section aria-labelledby="alerts-title" className="queue">
       <div className="page-head">
         <h1 id="alerts-title">Alerts</h1>
         <span className="muted" aria-live="polite">
           {data && !filters.group ? `${data.total_exact === false ? 'over ' : ''}${data.total.toLocaleString()} alert${data.total === 1 ? '' : 's'}` : ''}
         </span>
+        <div className="page-actions">
+          {!filters.group && <ColumnChooser shown={columns} onChange={chooseColumns} />}
+          <button type="button" className="secondary" aria-haspopup="dialog" onClick={() => setHelpOpen(true)}>
+            Shortcuts <kbd>?</kbd>
+          </button>
+        </div>
       </div>
 
-      <form className="filters" onSubmit={submitSearch} role="search" aria-label="Alert filters">
-        <label>
-          Status
-          <select value={filters.status} onChange={(e) => updateQuery({ status: e.target.value, page: undefined })}>
-            <option value="">Any</option>
-            {ALERT_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {STATUS_LABELS[s]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Severity
-          <select value={filters.severity} onChange={(e) => updateQuery({ severity: e.target.value, page: undefined })}>
-            <option value="">Any</option>
-            {SEVERITIES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <RulePicker value={filters.rule_id} onChange={(id) => updateQuery({ rule_id: id, page: undefined })} />
-        <label>
-          Assignee
-          <select value={filters.assignee} onChange={(e) => updateQuery({ assignee: e.target.value, page: undefined })}>
-            <option value="">Anyone</option>
-            <option value="me">Me</option>
-            <option value="none">Unassigned</option>
-          </select>
-        </label>
-        <label>
-          Time
-          <select value={filters.range} onChange={(e) => updateQuery({ range: e.target.value, page: undefined })}>
-            <option value="">All time</option>
-            {Object.entries(RANGES).map(([value, r]) => (
-              <option key={value} value={value}>
-                {r.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="grow">
-          Search
-          <input type="search" value={search} placeholder="host, user, IP, rule or event text (3+ characters)" onChange={(e) => setSearch(e.target.value)} minLength={3} />
-        </label>
-        <button type="submit">Search</button>
-        <label>
-          Group by
-          <select value={filters.group} onChange={(e) => updateQuery({ group: e.target.value, page: undefined })}>
-            <option value="">No grouping</option>
-            {Object.entries(GROUPINGS).map(([value, name]) => (
-              <option key={value} value={value}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
-      </form>
+      <FilterBar filters={filters} />
+      <ShortcutsHelp open={helpOpen} onClose={() => setHelpOpen(false)} />
+
+      {!filters.group && <AlertHistogram filters={filters} reloads={reloads} />}
 
       {fresh > 0 && (
         <div className="notice" role="status">
@@ -269,8 +257,8 @@ export function AlertsPage() {
 
       {!filters.group && (
         <div className="table-wrap">
-          <table className="alerts-table">
-            <caption className="visually-hidden">Alerts; j and k move between rows, Enter opens, x selects</caption>
+          <table className="alerts-table compact">
+            <caption className="visually-hidden">Alerts; j and k move between rows, Enter opens, x selects, ? lists the shortcuts</caption>
             <thead>
               <tr>
                 {triage && (
@@ -283,62 +271,40 @@ export function AlertsPage() {
                     />
                   </th>
                 )}
-                {COLUMNS.map((c) => (
-                  <th key={c.key} scope="col" aria-sort={filters.sort_by === c.sort ? (filters.sort_order === 'asc' ? 'ascending' : 'descending') : undefined}>
-                    {c.sort ? (
-                      <button type="button" className="sort" onClick={() => sortBy(c.sort!)}>
-                        {c.label}
-                        {filters.sort_by === c.sort ? (filters.sort_order === 'asc' ? ' ▲' : ' ▼') : ''}
-                      </button>
-                    ) : (
-                      c.label
-                    )}
-                  </th>
-                ))}
+                {shownColumns.map((c) => {
+                  const sort = 'sort' in c ? c.sort : undefined;
+                  return (
+                    <th key={c.key} scope="col" className={`col-${c.key}`} aria-sort={sort && filters.sort_by === sort ? (filters.sort_order === 'asc' ? 'ascending' : 'descending') : undefined}>
+                      {sort ? (
+                        <button type="button" className="sort" onClick={() => sortBy(sort)}>
+                          {c.label}
+                          {filters.sort_by === sort ? (filters.sort_order === 'asc' ? ' ▲' : ' ▼') : ''}
+                        </button>
+                      ) : (
+                        c.label
+                      )}
+                    </th>
+                  );
+                })}
               </tr>
             </thead>
             <tbody>
               {items.map((alert, index) => (
-                <tr
+                <AlertRow
                   key={alert.id}
-                  ref={(el) => {
+                  alert={alert}
+                  columns={shownColumns.map((c) => c.key)}
+                  triage={triage}
+                  isCursor={index === cursor}
+                  selected={selection.has(alert.id)}
+                  rowRef={(el) => {
                     rowRefs.current[index] = el;
                   }}
-                  tabIndex={index === cursor ? 0 : -1}
-                  className={`${index === cursor ? 'cursor' : ''} ${selection.has(alert.id) ? 'selected' : ''}`}
                   onFocus={() => setCursor(index)}
-                  onDoubleClick={() => open(alert)}
-                  data-alert-id={alert.id}
-                >
-                  {triage && (
-                    <td className="check">
-                      <input type="checkbox" aria-label={`Select alert ${alert.rule_title} at ${formatTime(alert.created_at)}`} checked={selection.has(alert.id)} onChange={() => toggle(alert.id)} />
-                    </td>
-                  )}
-                  <td>
-                    <SeverityBadge severity={alert.severity} />
-                  </td>
-                  <td title={formatTime(alert.created_at)}>
-                    <time dateTime={alert.created_at}>{relativeTime(alert.created_at)}</time>
-                  </td>
-                  <td>
-                    <Link href={`/alerts/${alert.id}`}>{alert.rule_title}</Link>
-                    {(alert.occurrences ?? 1) > 1 && alert.last_seen_at && (
-                      <span className="muted" title={`last seen ${formatTime(alert.last_seen_at)}`}>
-                        {' '}
-                        · {alert.occurrences} matches, last <time dateTime={alert.last_seen_at}>{relativeTime(alert.last_seen_at)}</time>
-                      </span>
-                    )}
-                  </td>
-                  <td>
-                    <StatusBadge status={alert.status} />
-                  </td>
-                  <td>{alert.assignee_name ?? <span className="muted">{alert.assignee ? 'Assigned' : 'Unassigned'}</span>}</td>
-                  <td>{alert.host ?? ''}</td>
-                  <td>{alert.user ?? ''}</td>
-                  <td className="mono">{alert.source_ip ?? ''}</td>
-                  <td>{alert.enrichment ? `${alert.enrichment.risk_score} (${alert.enrichment.risk_level})` : ''}</td>
-                </tr>
+                  onOpen={() => open(alert)}
+                  onToggle={() => toggle(alert.id)}
+                  onPivot={pivot}
+                />
               ))}
             </tbody>
           </table>
@@ -346,7 +312,7 @@ export function AlertsPage() {
         </div>
       )}
 
-      {!filters.group && data && data.pages > 1 && <ListPager page={data.page} pages={data.pages} label="Pages" onPage={(to) => updateQuery({ page: String(to) }, { push: true })} />}
+      {!filters.group && data && data.pages > 1 && <PageNav page={data.page} pages={data.pages} label="Pages" />}
     </section>
   );
 }

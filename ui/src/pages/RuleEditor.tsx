@@ -13,6 +13,7 @@ import { HistoryTab } from './rule-editor/HistoryTab';
 import { SuppressionTab } from './rule-editor/SuppressionTab';
 import { TEMPLATE } from './rule-editor/template';
 import { TestPanel } from './rule-editor/TestPanel';
+import { useLeaveGuard } from '../components/useLeaveGuard';
 import { useRuleCheck } from './rule-editor/useRuleCheck';
 import { YamlEditor, type YamlEditorHandle } from './rule-editor/YamlEditor';
 
@@ -32,6 +33,9 @@ export function RulePage({ id }: { id: string | null }) {
   const editor = useRef<YamlEditorHandle>(null);
   const triage = canTriage(user);
   const { check, setServerCheck } = useRuleCheck(yaml, triage);
+  // Unsaved YAML: a changed rule, or a new rule whose template was edited.
+  const unsaved = triage && (rule ? yaml !== rule.yaml_content : !id && yaml !== TEMPLATE);
+  const { leaveFreely } = useLeaveGuard(unsaved, 'The rule has unsaved changes. Leave without saving them?');
 
   useEffect(() => {
     api
@@ -64,6 +68,7 @@ export function RulePage({ id }: { id: string | null }) {
         setReloads((n) => n + 1);
       } else {
         const created = await api.post<Rule>('/api/rules', { yaml_content: yaml, deploy, ...(pattern ? { index_pattern: pattern } : {}) });
+        leaveFreely();
         navigate(`/rules/${created.id}`, { replace: true });
       }
     } catch (e) {
@@ -79,6 +84,7 @@ export function RulePage({ id }: { id: string | null }) {
       if (what === 'delete') {
         if (!window.confirm(`Delete the rule "${rule.title}"? Its versions and exceptions are deleted too; alerts are kept.`)) return;
         await api.delete(`/api/rules/${rule.id}`);
+        leaveFreely();
         navigate('/rules');
         return;
       }

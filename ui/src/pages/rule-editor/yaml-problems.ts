@@ -61,12 +61,22 @@ function steps(field: string): Step[] {
 
 /**
  * The line of a field path in the parsed rule: the key (or list item) of the deepest part found. Keys may
- * hold dots (`process.name`), so several path steps are tried as one key, the longest first.
+ * hold dots (`process.name`), so several path steps are tried as one key, the longest first. A Sigma
+ * collection (an `action: global` document and the rules it completes) is one rule of several documents:
+ * the document where the path goes deepest has the line (the first of them on a tie).
  */
 export function lineOfField(parsed: LocalParse, field: string): number | null {
-  const doc = parsed.docs[0];
-  if (!doc) return null;
   const path = steps(field);
+  let best: { depth: number; line: number | null } = { depth: -1, line: null };
+  for (const doc of parsed.docs) {
+    const found = placeIn(doc, parsed.lines, path);
+    if (found.line !== null && found.depth > best.depth) best = found;
+  }
+  return best.line;
+}
+
+/** How many steps of the path one document holds, and the line of the deepest. */
+function placeIn(doc: Document.Parsed, lines: LineCounter, path: Step[]): { depth: number; line: number | null } {
   let node: unknown = doc.contents;
   let line: number | null = null;
   let i = 0;
@@ -76,7 +86,7 @@ export function lineOfField(parsed: LocalParse, field: string): number | null {
       if (!isSeq(node)) break;
       const item = node.items[step.index] as { range?: [number, number, number] } | undefined;
       if (!item?.range) break;
-      line = parsed.lines.linePos(item.range[0]).line;
+      line = lines.linePos(item.range[0]).line;
       node = item;
       i++;
       continue;
@@ -90,7 +100,7 @@ export function lineOfField(parsed: LocalParse, field: string): number | null {
       const name = run.map((s) => (s as { key: string }).key).join('.');
       for (const pair of map.items) {
         if (!isPair(pair) || !isScalar(pair.key) || String(pair.key.value) !== name || !pair.key.range) continue;
-        line = parsed.lines.linePos(pair.key.range[0]).line;
+        line = lines.linePos(pair.key.range[0]).line;
         node = pair.value;
         i += n;
         found = true;
@@ -99,7 +109,7 @@ export function lineOfField(parsed: LocalParse, field: string): number | null {
     }
     if (!found) break;
   }
-  return line;
+  return { depth: i, line };
 }
 
 /** "(line L, column C)" in a server message, as the server's YAML reader writes it. */

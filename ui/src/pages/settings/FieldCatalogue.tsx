@@ -18,8 +18,8 @@ type Sort = keyof typeof SORTS;
 
 interface FieldCatalogueProps {
   patternId: string;
-  /** The Sigma fields that read each event field (from the mappings being edited and the preset). */
-  mappedFrom: Map<string, string[]>;
+  /** The Sigma fields that read an event field (the mappings being edited, the preset, the default mapping). */
+  mappedFrom(field: string): string[];
   /** Admins: maps a new Sigma field onto this event field. */
   onMap?(field: string): void;
   /** Every field of the first page, for suggestions while typing an event field. */
@@ -96,7 +96,7 @@ export function FieldCatalogue({ patternId, mappedFrom, onMap, onFields }: Field
               <td className="mono">{f.field}</td>
               <td className="num">{f.count.toLocaleString()}</td>
               <td className="nowrap">{formatTime(f.last_seen)}</td>
-              <td className="mono small">{(mappedFrom.get(f.field) ?? []).join(', ')}</td>
+              <td className="mono small">{mappedFrom(f.field).join(', ')}</td>
               {onMap && (
                 <td>
                   <button type="button" className="tiny secondary" aria-label={`Map a Sigma field to ${f.field}`} onClick={() => onMap(f.field)}>

@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ApiError, api, errorText, type FieldError } from '../../api';
 import { Link } from '../../router';
+import { useLeaveGuard } from '../../components/useLeaveGuard';
 import type { FieldMapping, PatternSettings } from './types';
 import { FieldCatalogue } from './FieldCatalogue';
 import { MappingTable } from './MappingTable';
@@ -15,6 +16,7 @@ import { PatternScope } from './PatternScope';
 import { PresetView } from './PresetView';
 import { guessSigmaField, newRow, placeErrors, prepare, rowsOf, sameMappings, type DraftRow, type RowErrors } from './mapping-draft';
 import { usePresets } from './usePresets';
+import { readBy } from './read-by';
 import './settings.css';
 
 type DefaultMapping = 'identity' | 'none';
@@ -63,23 +65,8 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
 
   const chosen = presets.find((p) => p.name === preset);
 
-  // Which Sigma fields read each event field: the rows being edited, then the preset's table.
-  const mappedFrom = useMemo(() => {
-    const map = new Map<string, string[]>();
-    const add = (m: FieldMapping, suffix = '') => {
-      const target = m.target_field.trim();
-      const sigma = m.sigma_field.trim();
-      if (!target || !sigma) return;
-      const list = map.get(target) ?? [];
-      if (!list.includes(sigma + suffix)) list.push(sigma + suffix);
-      map.set(target, list);
-    };
-    for (const row of rows) add(row);
-    // The pattern's own mapping of a Sigma field replaces the preset's.
-    const own = new Set(rows.map((r) => r.sigma_field.trim()));
-    for (const m of chosen?.field_mappings ?? []) if (!own.has(m.sigma_field)) add(m, ' (preset)');
-    return map;
-  }, [rows, chosen]);
+  // Which Sigma fields read each event field: the rows being edited, the preset's tables, the default mapping.
+  const mappedFrom = useMemo(() => readBy(rows, chosen, defaultMapping), [rows, chosen, defaultMapping]);
 
   const prepared = prepare(rows);
   const dirty =
@@ -88,13 +75,9 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
       preset !== (pattern.preset ?? '') ||
       defaultMapping !== (pattern.default_mapping ?? 'identity'));
 
-  // Leaving the page (reload, close, another site) with unsaved changes asks first.
-  useEffect(() => {
-    if (!dirty) return;
-    const ask = (event: BeforeUnloadEvent) => event.preventDefault();
-    window.addEventListener('beforeunload', ask);
-    return () => window.removeEventListener('beforeunload', ask);
-  }, [dirty]);
+  // Leaving the page with unsaved changes asks first: another page of the console (any link, Back), or
+  // a reload, a closed tab, another site.
+  useLeaveGuard(dirty, 'Leave without saving the changed mappings?');
 
   if (loadError)
     return (
@@ -173,7 +156,7 @@ export function FieldMappings({ id, admin }: { id: string; admin: boolean }) {
   return (
     <div>
       <p>
-        <Link href="/settings/index-patterns" onClick={(e) => dirty && !window.confirm('Leave without saving the changed mappings?') && e.preventDefault()}>
+        <Link href="/settings/index-patterns">
           ← Index patterns
         </Link>
       </p>
