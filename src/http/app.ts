@@ -39,6 +39,7 @@ import { ingestRoutes } from '../ingest/routes.js';
 import { esRoutes } from '../ingest/es/routes.js';
 import { bulkRuleRoutes } from '../rules/bulk-routes.js';
 import { exceptionRoutes } from '../rules/exceptions/routes.js';
+import { exceptionPreviewRoutes } from '../rules/exceptions/preview-routes.js';
 import { suppressionRoutes } from '../rules/suppression/routes.js';
 import { importRoutes } from '../rules/import-routes.js';
 import { ruleRoutes } from '../rules/routes.js';
@@ -147,6 +148,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   reconcileRoutes(app, ctx);
   versionRoutes(app, ctx);
   exceptionRoutes(app, ctx);
+  exceptionPreviewRoutes(app, ctx);
   suppressionRoutes(app, ctx);
   testingRoutes(app, ctx);
   alertRoutes(app, ctx);

@@ -24,6 +24,7 @@ import { correlationPlan, type CorrelationPlan } from '../correlation/plan.js';
 import { ChunkSize, INGEST_CHUNK } from './chunk-size.js';
 import { correlate } from '../correlation/correlate.js';
 import { forgetStates } from '../correlation/states.js';
+import { addExceptionHits } from '../rules/exceptions/store.js';
 
 export interface IngestItem {
   /** Position of the event in the request (reported back with its error). */
@@ -161,7 +162,7 @@ function withoutRefused(chunk: PreparedChunk, matches: Matches, errors: IngestOu
   chunk.indexes = chunk.indexes.filter(kept);
   chunk.fields = countFields(chunk.accepted.map((e) => e.event));
   const hits = matches.hits.filter(kept);
-  return { hits, refused: [], ruleIds: ruleIdsOf(hits) };
+  return { hits, refused: [], excepted: matches.excepted, ruleIds: ruleIdsOf(hits) };
 }
 
 /** Once a chunk is matched, stores its events, their fields and their alerts in one transaction (in
@@ -188,7 +189,10 @@ async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: P
       const alerting = raiseAlerts(tx, drafts);
       // Observed below; a failure meanwhile must not count as unhandled.
       for (const pending of [storing, counting, alerting]) pending.catch(() => {});
-      const [stored, , created] = await Promise.all([storing, counting, alerting]);
+      // The matches each exception suppressed, added to its count once for the chunk.
+      const countingHits = matches.excepted ? addExceptionHits(tx, matches.excepted) : undefined;
+      countingHits?.catch(() => {});
+      const [stored, , created] = await Promise.all([storing, counting, alerting, countingHits]);
       const isNew = new Set(stored);
       const repeats = accepted.filter((e) => !stored.delete(e.hash));
       if (repeats.length > 0) await recordFields(tx, pattern.id, countFields(repeats.map((e) => e.event)), -1);
