@@ -3,6 +3,7 @@
 // 10 001), one alert, row locks for status changes, and comments. Alerts themselves are written by
 // detection (store.ts).
 import type { CorrelationRecord } from '../correlation/correlate.js';
+import { parseJson } from '../http/exact-json.js';
 import type { Queryable } from '../db/database.js';
 import { Conditions, paginate, type ListQuery, type Page } from '../http/lists.js';
 import { countAlerts } from './counts.js';
@@ -208,13 +209,16 @@ export async function matchingAlertIds(db: Queryable, where: Conditions, limit: 
 }
 
 export async function findAlert(db: Queryable, id: string): Promise<AlertDetailRow | undefined> {
-  const [row] = await db.query<AlertDetailRow>(
-    `SELECT ${ALERT_COLUMNS}, event_hash, event, matched_conditions,
+  // The event is read as text, so its numbers keep the digits they were sent with (exact-json.ts).
+  const [row] = await db.query<AlertDetailRow & { event_text: string }>(
+    `SELECT ${ALERT_COLUMNS}, event_hash, event::text AS event_text, matched_conditions,
        (SELECT count(*)::int FROM alert_comments c WHERE c.alert_id = a.id) AS comments_count
      FROM alerts a WHERE id = $1`,
     [id],
   );
-  return row;
+  if (!row) return undefined;
+  const { event_text: text, ...rest } = row;
+  return { ...rest, event: parseJson(text) as Record<string, unknown> };
 }
 
 /** How many events an alert lists. */

@@ -14,6 +14,7 @@ import { registerSecurityHeaders, SECURITY_HEADERS } from './security-headers.js
 import { serverTimeoutOptions } from './timeouts.js';
 import { buildLazySerializer } from './lazy-serializers.js';
 import { validatorCompiler } from './validation.js';
+import { restoreNumbers } from './exact-json.js';
 import { utf8Text } from './storable-text.js';
 import { BackendUnavailableError } from '../backends/backend.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/constraint-errors.js';
@@ -105,6 +106,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const routes = trackRoutes(app);
   app.addHook('onRoute', refuseUnexpectedBody);
   registerSecurityHeaders(app);
+  // Event numbers past a double's precision leave as the digits they came with (exact-json.ts).
+  app.addHook('onSend', async (_request, _reply, payload) => (typeof payload === 'string' ? restoreNumbers(payload) : payload));
   await app.register(cookie);
   app.addSchema(ErrorBody);
   app.addSchema(UserSchema);

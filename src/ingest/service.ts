@@ -25,6 +25,7 @@ import { ChunkSize, INGEST_CHUNK } from './chunk-size.js';
 import { correlate } from '../correlation/correlate.js';
 import { forgetStates } from '../correlation/states.js';
 import { addExceptionHits } from '../rules/exceptions/store.js';
+import { stringifyJson } from '../http/exact-json.js';
 
 export interface IngestItem {
   /** Position of the event in the request (reported back with its error). */
@@ -53,7 +54,8 @@ function accept(pattern: IndexPatternRow, timestampField: ReturnType<typeof make
   if (nestedTooDeep(event)) return `the event is nested deeper than ${MAX_EVENT_DEPTH} levels`;
   const time = eventTime(timestampField, event, now);
   if (!time) return `the timestamp in '${pattern.timestamp_field}' is out of range (years 1 to 9999)`;
-  const json = JSON.stringify(event);
+  // The numbers the body held are written as sent (exact-json.ts); the matcher reads this text back.
+  const json = stringifyJson(event);
   if (json.length > MAX_EVENT_CHARS) return `the event is larger than ${MAX_EVENT_CHARS / 1024 / 1024} MiB of JSON`;
   const problem = unstorableJson(json);
   if (problem) return problem;

@@ -1,0 +1,145 @@
+// Numbers exactly as they were sent. JSON.parse reads a number into a double, so an integer past 2^53
+// (a Windows event's Keywords, -9214364837600034816) or a long decimal fraction would be written back
+// with other digits. Text holding a run of 16 or more digits (the only numbers a double may not give
+// back as written) is read here with such numbers remembered beside the value: the value is exactly
+// what JSON.parse answers (matching and every other reader see the same numbers as before), and
+// `stringifyJson` writes the remembered numbers with their original digits. Text without such a number
+// costs a look at every 16th character more than JSON.parse.
+//
+// Through Fastify's serialiser the value goes as `wireValue`: the remembered numbers become marked
+// strings (random per process, never seen outside) that `restoreNumbers` turns back into the digits in
+// the serialised text (an onSend hook does it for every JSON answer holding the mark).
+import { randomBytes } from 'node:crypto';
+
+/** A run of digits a double may not give back as written. */
+const LONG_DIGITS = /\d{16}/;
+/** JSON strings, and numbers holding a run of 16 or more digits (the strings are skipped whole). */
+const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+const NONCE = randomBytes(12).toString('hex');
+/** The start of a marked string, as a parsed value: U+0000, the nonce and a colon. */
+const MARK = `\u0000${NONCE}:`;
+/** The same mark inside JSON text (as a string literal's escaped form). */
+const MARK_IN_TEXT = `\\u0000${NONCE}:`;
+const MARKED_IN_OUTPUT = new RegExp(`"\\\\u0000${NONCE}:(-?[0-9][0-9.eE+-]*)"`, 'g');
+
+/** holder (object or array) → key → the number's digits as sent. */
+const exact = new WeakMap<object, Map<string, string>>();
+/** Objects and arrays with a remembered number somewhere inside. */
+const holdsExact = new WeakSet<object>();
+
+const isObject = (value: unknown): value is object => value !== null && typeof value === 'object';
+
+/** Whether a number token would be written back with other digits. */
+const changesWhenRead = (token: string) => LONG_DIGITS.test(token) && String(Number(token)) !== token;
+
+function remember(holder: object, key: string, digits: string): void {
+  let keys = exact.get(holder);
+  if (!keys) exact.set(holder, (keys = new Map()));
+  keys.set(key, digits);
+}
+
+const isDigit = (code: number) => code - 0x30 >>> 0 < 10;
+const table = (chars: string) => {
+  const t = new Uint8Array(128);
+  for (const c of chars) t[c.charCodeAt(0)] = 1;
+  return t;
+};
+/** What may stand before the digits of a JSON number (besides the start of the text). */
+const NUMBER_BEFORE = table(':,[ \t\n\r-.+');
+/** What may follow them (besides the end of the text). */
+const NUMBER_AFTER = table(',]} \t\n\r.eE');
+
+/**
+ * Whether the text may hold a number of 16 or more digits in a run: a run of digits that long which
+ * stands where a number's digits may (not inside a word such as "0x8000000000000000"). Such a run covers
+ * one of every 16 consecutive positions, and with it the position 8 before or 8 after, so only every
+ * 16th character is looked at, and the run around it measured when both tell of one (a native regex
+ * reads every character, and costs most of what parsing the text does). A run inside a string that
+ * looks like a number is a false alarm, which parseJson settles by its exact reading.
+ */
+export function mayHoldLongNumber(text: string): boolean {
+  const length = text.length;
+  for (let at = 15; at < length; at += 16) {
+    if (!isDigit(text.charCodeAt(at)) || !(isDigit(text.charCodeAt(at - 8)) || (at + 8 < length && isDigit(text.charCodeAt(at + 8))))) continue;
+    let start = at;
+    while (start > 0 && isDigit(text.charCodeAt(start - 1))) start--;
+    if (start > 0 && NUMBER_BEFORE[text.charCodeAt(start - 1)] !== 1) continue;
+    let end = at + 1;
+    while (end < length && isDigit(text.charCodeAt(end))) end++;
+    if (end - start >= 16 && (end === length || NUMBER_AFTER[text.charCodeAt(end)] === 1)) return true;
+  }
+  return false;
+}
+
+/** JSON.parse, with the numbers a double would change remembered (throws as JSON.parse does). */
+export function parseJson(text: string): unknown {
+  if (!mayHoldLongNumber(text)) return JSON.parse(text);
+  let marked = false;
+  const withMarks = text.replace(TOKENS, (token) => {
+    if (token.charCodeAt(0) === 0x22 || !changesWhenRead(token)) return token;
+    marked = true;
+    return `"${MARK_IN_TEXT}${token}"`;
+  });
+  if (!marked) return JSON.parse(text);
+  try {
+    return parseMarked(withMarks);
+  } catch {
+    // Malformed text: the error is the one JSON.parse gives for the text as sent (no mark in it).
+    return JSON.parse(text);
+  }
+}
+
+/** The marked text parsed, each marked string read back as its number and remembered. */
+function parseMarked(withMarks: string): unknown {
+  return JSON.parse(withMarks, function (this: object, key: string, value: unknown) {
+    if (typeof value === 'string' && value.startsWith(MARK)) {
+      const digits = value.slice(MARK.length);
+      remember(this, key, digits);
+      holdsExact.add(this);
+      return Number(digits);
+    }
+    if (isObject(value) && holdsExact.has(value)) holdsExact.add(this);
+    return value;
+  });
+}
+
+/** Whether a value holds a number remembered by parseJson. */
+export const hasExactNumbers = (value: unknown): boolean => isObject(value) && holdsExact.has(value);
+
+/** The digits remembered for `holder[key]`, if they still stand for its value. */
+function digitsOf(holder: object, key: string, value: unknown): string | undefined {
+  const digits = exact.get(holder)?.get(key);
+  return digits !== undefined && typeof value === 'number' && Number(digits) === value ? digits : undefined;
+}
+
+/** JSON.stringify, with the numbers parseJson remembered written as they were sent. */
+export function stringifyJson(value: unknown): string {
+  if (!hasExactNumbers(value)) return JSON.stringify(value);
+  const text = JSON.stringify(value, function (this: object, key: string, item: unknown) {
+    const digits = typeof item === 'number' ? digitsOf(this, key, item) : undefined;
+    return digits === undefined ? item : MARK + digits;
+  });
+  return restoreNumbers(text);
+}
+
+/**
+ * A copy of `value` for a serialiser that knows nothing of remembered numbers: each becomes a marked
+ * string, which restoreNumbers turns back into the number in the serialised text. Only the objects on
+ * the way to a remembered number are copied; a value without one is answered as it is.
+ */
+export function wireValue<T>(value: T): T {
+  if (!hasExactNumbers(value)) return value;
+  const source = value as unknown as Record<string, unknown>;
+  const copy: Record<string, unknown> = Array.isArray(value) ? ([] as unknown as Record<string, unknown>) : {};
+  for (const key of Object.keys(source)) {
+    const item = source[key];
+    const digits = digitsOf(source, key, item);
+    copy[key] = digits === undefined ? wireValue(item) : MARK + digits;
+  }
+  return copy as unknown as T;
+}
+
+/** Serialised JSON text with the marked strings of wireValue written back as the numbers they stand for. */
+export function restoreNumbers(text: string): string {
+  return text.includes(MARK_IN_TEXT) ? text.replace(MARKED_IN_OUTPUT, '$1') : text;
+}
