@@ -5,8 +5,11 @@ import { useCallback, useEffect, useState } from 'react';
 import { api, errorText, type Page } from '../../api';
 import type { Rule, RuleException } from '../../types';
 import { ListPager } from '../../components/ListPager';
-import { formatTime } from '../../format';
+import { formatTime, relativeTime } from '../../format';
 import { NewException } from './NewException';
+
+/** A date and time in a few characters (the list has many columns). */
+const shortTime = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 export function ExceptionsTab({ rule, canEdit }: { rule: Rule; canEdit: boolean }) {
   const [items, setItems] = useState<RuleException[]>([]);
@@ -47,6 +50,7 @@ export function ExceptionsTab({ rule, canEdit }: { rule: Rule; canEdit: boolean 
       <p className="muted">Events matching an enabled exception raise no alert, until it expires. Add one below, or from a field of an alert's event.</p>
       {message && <p role="status">{message}</p>}
       {canEdit && <NewException ruleId={rule.id} onCreated={load} />}
+      <div className="table-wrap">
       <table>
         <caption className="visually-hidden">Exceptions of this rule</caption>
         <thead>
@@ -71,7 +75,7 @@ export function ExceptionsTab({ rule, canEdit }: { rule: Rule; canEdit: boolean 
               <td>{e.reason}</td>
               <td>{e.created_by}</td>
               <td>
-                {e.expires_at ? formatTime(e.expires_at) : 'never'}
+                {e.expires_at ? shortTime(e.expires_at) : 'never'}
                 {e.expired && (
                   <>
                     {' '}
@@ -80,7 +84,7 @@ export function ExceptionsTab({ rule, canEdit }: { rule: Rule; canEdit: boolean 
                 )}
               </td>
               <td className="num">{e.hit_count.toLocaleString()}</td>
-              <td>{e.last_hit_at ? formatTime(e.last_hit_at) : '—'}</td>
+              <td>{e.last_hit_at ? <time dateTime={e.last_hit_at} title={formatTime(e.last_hit_at)}>{relativeTime(e.last_hit_at)}</time> : '—'}</td>
               {canEdit && (
                 <td>
                   <div className="button-row">
@@ -97,6 +101,7 @@ export function ExceptionsTab({ rule, canEdit }: { rule: Rule; canEdit: boolean 
           ))}
         </tbody>
       </table>
+      </div>
       {items.length === 0 && <p className="muted">No exceptions.</p>}
       {pages > 1 && (
         <ListPager page={page} pages={pages} label="Exception pages" onPage={setPage} />
