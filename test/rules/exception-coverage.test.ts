@@ -6,13 +6,14 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachDatabase, type Client } from '../helpers/service.js';
-import { assertError, createRule, equalsRule, ingest, setUpTeam, type CreatedPattern, type Json } from './fixtures.js';
+import { assertError, createRule, equalsRule, ingest, setUpTeam, whileBackendOffline, type CreatedPattern, type Json } from './fixtures.js';
 
 const event = (host: string, n: number) => ({ '@timestamp': new Date(Date.now() - n * 1000).toISOString(), action: 'scan', host: { name: host }, n });
 
 describeEachDatabase('exception coverage, close and expiry', (ctx) => {
   let admin: Client;
   let analyst: Client;
+  let viewer: Client;
   let pattern: CreatedPattern;
   let ruleId: string;
 
@@ -23,7 +24,7 @@ describeEachDatabase('exception coverage, close and expiry', (ctx) => {
   };
 
   before(async () => {
-    ({ admin, analyst, pattern } = await setUpTeam(ctx.service, 'cover-analyst', 'cover-viewer', { name: 'cover', is_default: true }));
+    ({ admin, analyst, viewer, pattern } = await setUpTeam(ctx.service, 'cover-analyst', 'cover-viewer', { name: 'cover', is_default: true }));
     ruleId = (await createRule(analyst, { yaml_content: equalsRule('Port scan', 'action', 'scan'), deploy: true })).id;
     // Three alerts from build hosts, two from others.
     const sent = await send([event('build-01', 1), event('build-02', 2), event('BUILD-03', 3), event('web-01', 4), event('db-01', 5)]);
@@ -73,6 +74,9 @@ describeEachDatabase('exception coverage, close and expiry', (ctx) => {
     }
     assertError(await analyst.post(`/api/rules/${ruleId}/exceptions/preview`, { field: 'ip', operator: 'cidr', value: 'not-an-ip' }), 400, 'Invalid exception');
     assertError(await analyst.post('/api/rules/00000000-0000-4000-8000-000000000000/exceptions/preview', build), 404, 'Rule not found');
+    assertError(await viewer.post(`/api/rules/${ruleId}/exceptions/preview`, build), 403, 'Not enough permissions');
+    const offline = await whileBackendOffline(ctx.service, () => analyst.post(`/api/rules/${ruleId}/exceptions/preview`, build));
+    assertError(offline, 503, 'Search backend unavailable: the preview cannot read the stored events');
     // Nothing was stored, nothing closed.
     assert.equal((await analyst.get(`/api/rules/${ruleId}/exceptions`)).data.total, 0);
     const open = await ctx.service.db.query(`SELECT 1 FROM alerts WHERE rule_id = $1 AND status IN ('new', 'acknowledged')`, [ruleId]);

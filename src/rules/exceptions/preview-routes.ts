@@ -10,11 +10,12 @@ import { findPatternById } from '../../index-patterns/store.js';
 import { RULE_NOT_FOUND } from '../service.js';
 import { findRule } from '../store.js';
 import { analyst } from '../routes.js';
-import { HISTORY_UNAVAILABLE } from '../testing.js';
 import { coveredOpenAlerts, suppressedRecently } from './coverage.js';
 import { exceptionValueProblem, type ExceptionSpec } from './matcher.js';
 import { checkExpiry } from './routes.js';
 import { newExceptionFields } from './schemas.js';
+
+const PREVIEW_UNAVAILABLE = 'Search backend unavailable: the preview cannot read the stored events';
 
 /** How many ids of covered open alerts a preview lists. */
 const SAMPLE_IDS = 10;
@@ -58,7 +59,7 @@ export function exceptionPreviewRoutes(app: App, ctx: AppContext): void {
       const pattern = rule.rule_type === 'detection' && rule.index_pattern_id ? await findPatternById(ctx.db, rule.index_pattern_id) : undefined;
       let events = { suppressed: 0, scanned: 0, capped: false };
       if (pattern) {
-        if (!(await ctx.backend.health())) throw new HttpError(503, HISTORY_UNAVAILABLE);
+        if (!(await ctx.backend.health())) throw new HttpError(503, PREVIEW_UNAVAILABLE);
         events = await suppressedRecently(ctx, rule.yaml_content, pattern, exception);
       }
       return {
