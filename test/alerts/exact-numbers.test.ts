@@ -1,14 +1,15 @@
 // Events exactly as sent: integers past 2^53 (a Windows event's Keywords, -9214364837600034816, and
 // 18446744073709551615) go in through POST /api/logs/{pattern} (a JSON array, NDJSON, one object) and
 // the Elasticsearch _bulk facade, and come back with every digit in GET /api/alerts/{id}, in a
-// historical test's samples, in the stored events, and in a webhook notification's body received by a
-// real HTTP receiver. Matching is unchanged: a rule on the number matches as before.
+// historical test's samples, in the stored events (also after the retention purge rewrote their block),
+// and in a webhook notification's body received by a real HTTP receiver. Matching is unchanged: a rule on the number matches as before.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { within } from '../helpers/instances.js';
 import { anonymous, describeEachDatabase, type Client } from '../helpers/service.js';
 import { createRule, setUpTeam, type CreatedPattern } from '../rules/fixtures.js';
 import { startReceiver, type Receiver } from '../notifications/webhook-receiver.js';
+import { purgeExpiredEvents } from '../../src/ingest/retention.js';
 
 const KEYWORDS = '-9214364837600034816';
 const MAX_U64 = '18446744073709551615';
@@ -124,6 +125,20 @@ describeEachDatabase(
       assert.equal(history.statusCode, 200, history.body);
       assert.equal(history.data.matches, 1);
       assertExact(history.body, 'historical test samples');
+    });
+
+    test('the retention purge rewrites a block without changing the digits of the events it keeps', async () => {
+      const kept = await admin.post('/api/index_patterns', { name: 'exact-kept', retention_days: 2 });
+      assert.equal(kept.statusCode, 201, kept.body);
+      const day = 24 * 3600 * 1000;
+      const at = (daysAgo: number) => new Date(Date.now() - daysAgo * day).toISOString();
+      const body = `[{"@timestamp":"${at(0)}","Keywords":${KEYWORDS},"n":0},{"@timestamp":"${at(5)}","Keywords":${KEYWORDS},"n":5}]`;
+      const sent = await anonymous(ctx.service).post('/api/logs/exact-kept', body, { authorization: `Bearer ${kept.data.ingest_token}` });
+      assert.equal(sent.data.accepted, 2, sent.body);
+      assert.equal(await purgeExpiredEvents(ctx.service.db, ctx.service.context.history), 1);
+      const left = await ctx.service.db.query<{ text: string }>('SELECT event::text AS text FROM events WHERE index_pattern_id = $1', [kept.data.id]);
+      assert.equal(left.length, 1);
+      assert.ok(left[0].text.replace(/\s/g, '').includes(`"Keywords":${KEYWORDS}`), left[0].text);
     });
 
     test('a webhook notification carries the event exactly', async () => {
