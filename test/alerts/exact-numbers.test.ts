@@ -2,7 +2,8 @@
 // 18446744073709551615) go in through POST /api/logs/{pattern} (a JSON array, NDJSON, one object) and
 // the Elasticsearch _bulk facade, and come back with every digit in GET /api/alerts/{id}, in a
 // historical test's samples, in the stored events (also after the retention purge rewrote their block),
-// and in a webhook notification's body received by a real HTTP receiver. Matching is unchanged: a rule on the number matches as before.
+// and in a webhook notification's body received by a real HTTP receiver. Matching is unchanged: a rule
+// on the number matches as before.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { within } from '../helpers/instances.js';
