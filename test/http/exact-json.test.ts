@@ -68,6 +68,12 @@ test('random documents with long numbers round-trip to the same text and read as
   }
 });
 
+test('a long number written inside a string where a value could stand is left alone', () => {
+  const text = `{"message":"ids: ${MAX_U64}, ${KEYWORDS} ]","id":${MAX_U64},"list":[ ${KEYWORDS} ]}`;
+  assert.deepEqual(parseJson(text), JSON.parse(text));
+  assert.equal(stringifyJson(parseJson(text)), text.replace('[ ', '[').replace(' ]}', ']}'));
+});
+
 test('malformed text fails with the error JSON.parse gives, never naming the internal mark', () => {
   const text = `{"a":${MAX_U64},}`;
   const expected = (() => {
