@@ -29,6 +29,12 @@ export interface Config {
     caFile?: string;
     /** Put before every index name on the cluster (OPENSEARCH_INDEX_PREFIX), so several services can share one. */
     indexPrefix: string;
+    /**
+     * Where ingested events are matched (OPENSEARCH_MATCHING): 'local', by the embedded engine on each
+     * instance's matcher threads (the default; the cluster keeps the percolator documents and the
+     * events); 'cluster', by percolation on the cluster.
+     */
+    matching: 'local' | 'cluster';
   };
   oidc: {
     issuer?: string;
@@ -149,6 +155,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (opensearchPrefix && !/^[a-z0-9][a-z0-9_.-]{0,49}$/.test(opensearchPrefix)) {
     throw new ConfigError('OPENSEARCH_INDEX_PREFIX must be lowercase letters, digits, ".", "_" or "-" (up to 50), starting with a letter or digit');
   }
+  const opensearchMatching = optional(env, 'OPENSEARCH_MATCHING') ?? 'local';
+  if (opensearchMatching !== 'local' && opensearchMatching !== 'cluster') {
+    throw new ConfigError(`OPENSEARCH_MATCHING must be 'local' or 'cluster', got '${opensearchMatching}'`);
+  }
   const opensearchUser = optional(env, 'OPENSEARCH_USERNAME');
   const opensearchApiKey = optional(env, 'OPENSEARCH_API_KEY');
   if (opensearchUser && opensearchApiKey) {
@@ -203,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiKey: opensearchApiKey,
       caFile: optional(env, 'OPENSEARCH_CA_FILE'),
       indexPrefix: opensearchPrefix,
+      matching: opensearchMatching,
     },
     oidc: {
       issuer: oidcIssuer,

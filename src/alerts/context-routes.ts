@@ -1,12 +1,12 @@
 // GET /api/alerts/{id}/context: the alert's rule as its YAML describes it, and the related alerts
-// (context.ts). Any signed-in role.
+// (context.ts), and where the matched fields sit in its stored event (matched-paths.ts). Any signed-in role.
 import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../http/context.js';
 import { notFound } from '../http/errors.js';
 import { errorResponses, IdParams, Nullable, StringEnum, Timestamp, Uuid } from '../http/schemas.js';
 import { findAlert } from './queries.js';
 import { ALERT_NOT_FOUND } from './service.js';
-import { RELATED_LIMIT, RELATED_WINDOW_SECONDS, relatedAlerts, ruleContext } from './context.js';
+import { matchedFieldsOf, RELATED_LIMIT, RELATED_WINDOW_SECONDS, relatedAlerts, ruleContext } from './context.js';
 
 const ContextSchema = Type.Object({
   rule: Nullable(
@@ -33,6 +33,14 @@ const ContextSchema = Type.Object({
     }),
     { description: `Alerts sharing the host, user or source IP, their events within ${RELATED_WINDOW_SECONDS / 60} minutes of this alert's event; at most ${RELATED_LIMIT}, nearest first` },
   ),
+  matched_fields: Type.Array(
+    Type.Object({
+      field: Type.String({ description: 'The field as the rule read it (after field mapping and the preset reshaping the event)' }),
+      value: Type.Unknown({ description: 'The value the rule matched' }),
+      paths: Type.Array(Type.String(), { description: "Dotted paths of the stored event (keys joined by '.', array members by index) holding it; empty when not found" }),
+    }),
+    { description: 'Each field of matched_conditions at its place in the event as stored' },
+  ),
 });
 
 export function alertContextRoutes(app: App, ctx: AppContext): void {
@@ -45,8 +53,8 @@ export function alertContextRoutes(app: App, ctx: AppContext): void {
     async (request) => {
       const alert = await findAlert(ctx.db, request.params.id);
       if (!alert) throw notFound(ALERT_NOT_FOUND);
-      const [rule, related] = await Promise.all([ruleContext(ctx.db, alert.rule_id), relatedAlerts(ctx.db, alert)]);
-      return { rule, related };
+      const [rule, related, matched] = await Promise.all([ruleContext(ctx.db, alert.rule_id), relatedAlerts(ctx.db, alert), matchedFieldsOf(ctx.db, alert)]);
+      return { rule, related, matched_fields: matched };
     },
   );
 }

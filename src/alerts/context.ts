@@ -1,8 +1,11 @@
 // What an analyst needs around an alert: its rule as the YAML describes it (description, false
 // positives, references, author, ATT&CK techniques with links to their pages) and the related alerts,
-// those sharing its host, user or source IP whose events happened within an hour of its event.
+// those sharing its host, user or source IP whose events happened within an hour of its event; and where
+// the fields its rule matched on sit in its stored event (matched-paths.ts).
 import { parse } from 'yaml';
 import type { Queryable } from '../db/database.js';
+import { getPreset } from '../sigma/index.js';
+import { matchedFields, type MatchedField } from './matched-paths.js';
 import type { AlertDetailRow } from './queries.js';
 
 /** Related alerts: events within this many seconds of the alert's event, at most RELATED_LIMIT, nearest in time first. */
@@ -88,4 +91,17 @@ export async function relatedAlerts(db: Queryable, alert: AlertDetailRow): Promi
     created_at: r.created_at.toISOString(),
     shared: (['host', 'user', 'source_ip'] as const).filter((k) => entities[k] !== null && r[k] === entities[k]),
   }));
+}
+
+/** The matched fields of the alert at their places in its stored event, read through its pattern's preset
+ * (none for a correlation alert). */
+export async function matchedFieldsOf(db: Queryable, alert: AlertDetailRow): Promise<MatchedField[]> {
+  // A correlation's matched conditions are its count and group, not fields of an event.
+  if (alert.correlation) return [];
+  const [pattern] = await db.query<{ preset: string | null }>(
+    'SELECT p.preset FROM alerts a JOIN index_patterns p ON p.id = a.index_pattern_id WHERE a.id = $1',
+    [alert.id],
+  );
+  const preset = pattern?.preset ? getPreset(pattern.preset) : undefined;
+  return matchedFields(alert.matched_conditions, alert.event, preset);
 }

@@ -30,6 +30,7 @@ import { ssoRoutes } from '../auth/sso/routes.js';
 import { twoFactorRoutes } from '../auth/two-factor/routes.js';
 import { alertRoutes } from '../alerts/routes.js';
 import { alertContextRoutes } from '../alerts/context-routes.js';
+import { processTreeRoutes } from '../alerts/process-tree-routes.js';
 import { auditRoutes } from '../audit/routes.js';
 import { healthRoutes } from '../health/routes.js';
 import { userRoutes } from '../users/routes.js';
@@ -156,6 +157,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   testingRoutes(app, ctx);
   alertRoutes(app, ctx);
   alertContextRoutes(app, ctx);
+  processTreeRoutes(app, ctx);
   statsRoutes(app, ctx);
   apiKeyRoutes(app, ctx);
   notificationRoutes(app, ctx);

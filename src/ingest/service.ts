@@ -114,7 +114,7 @@ export async function ingestEvents(ctx: IngestContext, pattern: IndexPatternRow,
     const fields = countFields(accepted.map((e) => e.event));
     return { end: start + slice.length, accepted, indexes, refused, matching, planning, fields };
   };
-  const size = new ChunkSize();
+  const size = new ChunkSize(pattern.id);
   let next: Promise<PreparedChunk> | undefined = ordered.length > 0 ? prepare(0, size.events) : undefined;
   while (next) {
     const chunk = await next;

@@ -48,37 +48,43 @@ export async function claimDue(db: Queryable, limit: number, holder: string): Pr
   );
 }
 
-/** The lease's holder, still holding it: the only one whose outcome is recorded. */
-const HELD_BY = `id = $1 AND leased_by = $2 AND status = 'pending'`;
+/** What became of a claimed delivery: sent, failed (tried again after `retryInSeconds`, or given up when
+ * that is null or past its give-up time), held back by the throttle for the rule's digest, or handed back
+ * unattempted (its lease would end before an attempt could: due again at once, the claim not counted). */
+export type Outcome =
+  | { id: string; kind: 'delivered'; statusCode: number | null }
+  | { id: string; kind: 'failed'; error: string; statusCode: number | null; retryInSeconds: number | null }
+  | { id: string; kind: 'held' | 'released' };
 
-export async function markDelivered(db: Queryable, id: string, holder: string, statusCode: number | null): Promise<void> {
+/**
+ * Records outcomes in one statement (one commit, one sync of the embedded database's log for the lot),
+ * each only if `holder` still holds its lease: an instance whose lease was taken over records nothing.
+ */
+export async function recordOutcomes(db: Queryable, holder: string, outcomes: Outcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  const column = <T>(pick: (o: Outcome) => T | null) => outcomes.map((o) => pick(o));
   await db.query(
-    `UPDATE notification_deliveries SET status = 'delivered', delivered_at = now(), leased_until = NULL, leased_by = NULL, last_status_code = $3, last_error = NULL, updated_at = now()
-      WHERE ${HELD_BY}`,
-    [id, holder, statusCode],
+    `UPDATE notification_deliveries d
+        SET status = CASE o.kind WHEN 'delivered' THEN 'delivered' WHEN 'failed' THEN
+                       CASE WHEN o.retry IS NULL OR now() + make_interval(secs => o.retry) > d.give_up_at THEN 'failed' ELSE 'pending' END
+                     ELSE CASE o.kind WHEN 'held' THEN 'held' ELSE 'pending' END END,
+            delivered_at = CASE WHEN o.kind = 'delivered' THEN now() ELSE d.delivered_at END,
+            next_attempt_at = CASE WHEN o.kind = 'failed' AND o.retry IS NOT NULL THEN now() + make_interval(secs => o.retry) ELSE d.next_attempt_at END,
+            attempts = CASE WHEN o.kind IN ('held', 'released') THEN d.attempts - 1 ELSE d.attempts END,
+            last_error = CASE o.kind WHEN 'delivered' THEN NULL WHEN 'failed' THEN o.error ELSE d.last_error END,
+            last_status_code = CASE WHEN o.kind IN ('delivered', 'failed') THEN o.code ELSE d.last_status_code END,
+            leased_until = NULL, leased_by = NULL, updated_at = now()
+       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::int[], $6::float8[]) AS o(id, kind, error, code, retry)
+      WHERE d.id = o.id AND d.leased_by = $1 AND d.status = 'pending'`,
+    [
+      holder,
+      column((o) => o.id),
+      column((o) => o.kind),
+      column((o) => (o.kind === 'failed' ? o.error.slice(0, 1000) : null)),
+      column((o) => (o.kind === 'delivered' || o.kind === 'failed' ? o.statusCode : null)),
+      column((o) => (o.kind === 'failed' ? o.retryInSeconds : null)),
+    ],
   );
-}
-
-/** A failed attempt: tried again after `retryInSeconds`, or given up (null, or past its give-up time). */
-export async function markFailed(db: Queryable, id: string, holder: string, error: string, statusCode: number | null, retryInSeconds: number | null): Promise<void> {
-  await db.query(
-    `UPDATE notification_deliveries
-        SET status = CASE WHEN $5::float8 IS NULL OR now() + make_interval(secs => $5::float8) > give_up_at THEN 'failed' ELSE 'pending' END,
-            next_attempt_at = CASE WHEN $5::float8 IS NULL THEN next_attempt_at ELSE now() + make_interval(secs => $5::float8) END,
-            leased_until = NULL, leased_by = NULL, last_error = $3, last_status_code = $4, updated_at = now()
-      WHERE ${HELD_BY}`,
-    [id, holder, error.slice(0, 1000), statusCode, retryInSeconds],
-  );
-}
-
-/** Held back by the channel's throttle, to go out in the rule's digest. */
-export async function markHeld(db: Queryable, id: string, holder: string): Promise<void> {
-  await db.query(`UPDATE notification_deliveries SET status = 'held', leased_until = NULL, leased_by = NULL, attempts = attempts - 1, updated_at = now() WHERE ${HELD_BY}`, [id, holder]);
-}
-
-/** A claimed delivery not attempted (its lease would end before an attempt could): due again at once, the claim not counted. */
-export async function releaseClaim(db: Queryable, id: string, holder: string): Promise<void> {
-  await db.query(`UPDATE notification_deliveries SET leased_until = NULL, leased_by = NULL, attempts = attempts - 1, updated_at = now() WHERE ${HELD_BY}`, [id, holder]);
 }
 
 /**

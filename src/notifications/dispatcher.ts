@@ -1,6 +1,6 @@
 // The delivery worker: once a second (at once again while there is a backlog) it claims the due
 // deliveries (delivery-store.ts) under a lease, holds back what a channel's throttle does not admit,
-// sends the rest several at a time per channel, and records each outcome: delivered, tried again later
+// sends the rest several at a time per channel, and records the outcomes a lot at a time (outcome-book.ts): delivered, tried again later
 // (exponential backoff with jitter, or the receiver's Retry-After, for up to a day), or failed. An attempt
 // starts only if its bound ends before the lease does, so no other instance can claim a delivery while
 // it is being sent; what could not be attempted in time is handed back. It also turns held deliveries
@@ -9,15 +9,16 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { SecretBox } from '../auth/secret-box.js';
-import { alertEventIds, findAlert } from '../alerts/queries.js';
+import { alertEventIds, findAlerts, type AlertDetailRow } from '../alerts/queries.js';
 import { alertDetailView } from '../alerts/view.js';
 import type { Database } from '../db/database.js';
 import { recordHealth } from './channel-health.js';
 import { findChannel, type ChannelRow } from './channel-store.js';
 import { openSecrets } from './channel-service.js';
-import { claimDue, digestHeld, LEASE_SECONDS, markDelivered, markFailed, markHeld, releaseClaim, sentBefore, type DeliveryRow } from './delivery-store.js';
+import { claimDue, digestHeld, LEASE_SECONDS, sentBefore, type DeliveryRow } from './delivery-store.js';
 import { POST_TIMEOUT_MS } from './http-post.js';
 import type { Message, AlertMessage, DigestMessage } from './messages.js';
+import { OutcomeBook } from './outcome-book.js';
 import { sendMessage } from './send.js';
 
 export const POLL_MS = 1000;
@@ -81,8 +82,21 @@ export class Dispatcher {
     await digestHeld(db);
     const due = await claimDue(db, CLAIM_LIMIT, this.instance);
     const startBy = Date.now() + START_BY_MS;
+    const alerts = await findAlerts(db, [...new Set(due.flatMap((d) => (d.alert_id ? [d.alert_id] : [])))]);
+    const book = new OutcomeBook(db, this.instance);
     const byChannel = new Map<string, DeliveryRow[]>();
     for (const delivery of due) byChannel.set(delivery.channel_id, [...(byChannel.get(delivery.channel_id) ?? []), delivery]);
+    try {
+      await this.sendAll(byChannel, alerts, book, startBy);
+    } finally {
+      await book.settle();
+    }
+    return due.length;
+  }
+
+  /** Each channel's claimed deliveries, several at a time per channel, the outcomes into the book. */
+  private async sendAll(byChannel: Map<string, DeliveryRow[]>, alerts: Map<string, AlertDetailRow>, book: OutcomeBook, startBy: number): Promise<void> {
+    const { db } = this.options;
     await Promise.all(
       [...byChannel].map(async ([channelId, queue]) => {
         const channel = await findChannel(db, channelId);
@@ -91,15 +105,14 @@ export class Dispatcher {
         const health = { recordedHealthy: false };
         const worker = async () => {
           for (let next = queue.shift(); next; next = queue.shift()) {
-            if (held.has(next.id)) await markHeld(db, next.id, this.instance);
-            else if (Date.now() > startBy) await releaseClaim(db, next.id, this.instance);
-            else await this.deliver(next, channel, health);
+            if (held.has(next.id)) book.add({ id: next.id, kind: 'held' });
+            else if (Date.now() > startBy) book.add({ id: next.id, kind: 'released' });
+            else await this.deliver(next, channel, health, alerts, book);
           }
         };
         await Promise.all(Array.from({ length: Math.min(PER_CHANNEL, queue.length) }, worker));
       }),
     );
-    return due.length;
   }
 
   /**
@@ -121,11 +134,10 @@ export class Dispatcher {
   }
 
   /** One attempt; a run of successes on a channel records its health once a round (the first of them). */
-  private async deliver(delivery: DeliveryRow, channel: ChannelRow, health: { recordedHealthy: boolean }): Promise<void> {
+  private async deliver(delivery: DeliveryRow, channel: ChannelRow, health: { recordedHealthy: boolean }, alerts: Map<string, AlertDetailRow>, book: OutcomeBook): Promise<void> {
     const { db, box, allowPrivate, log } = this.options;
-    const holder = this.instance;
-    const message = await this.messageOf(delivery);
-    if (!message) return markFailed(db, delivery.id, holder, 'the alert no longer exists', null, null);
+    const message = await this.messageOf(delivery, alerts);
+    if (!message) return book.add({ id: delivery.id, kind: 'failed', error: 'the alert no longer exists', statusCode: null, retryInSeconds: null });
     let outcome;
     try {
       outcome = await sendMessage({ type: channel.type, config: { ...channel.config, ...openSecrets(box, channel) } }, message, delivery.id, allowPrivate);
@@ -133,24 +145,24 @@ export class Dispatcher {
       outcome = { ok: false, error: (error as Error).message, retryable: false };
     }
     if (outcome.ok) {
-      await markDelivered(db, delivery.id, holder, outcome.statusCode ?? null);
+      book.add({ id: delivery.id, kind: 'delivered', statusCode: outcome.statusCode ?? null });
     } else {
       const retryIn = outcome.retryable ? Math.max(outcome.retryAfterSeconds ?? 0, backoffSeconds(delivery.attempts)) : null;
-      await markFailed(db, delivery.id, holder, outcome.error ?? 'failed', outcome.statusCode ?? null, retryIn);
+      book.add({ id: delivery.id, kind: 'failed', error: outcome.error ?? 'failed', statusCode: outcome.statusCode ?? null, retryInSeconds: retryIn });
     }
     if (outcome.ok && health.recordedHealthy) return;
     await recordHealth(db, channel, outcome.ok ? null : (outcome.error ?? 'failed'), log);
     health.recordedHealthy = outcome.ok;
   }
 
-  private async messageOf(delivery: DeliveryRow): Promise<Message | undefined> {
+  private async messageOf(delivery: DeliveryRow, alerts: Map<string, AlertDetailRow>): Promise<Message | undefined> {
     const { db, publicUrl } = this.options;
     if (delivery.kind === 'digest' && delivery.digest) {
       const digest = delivery.digest as unknown as Omit<DigestMessage, 'link'>;
       return { kind: 'digest', digest: { ...digest, link: `${publicUrl}/alerts?rule_id=${encodeURIComponent(delivery.rule_id ?? '')}` } };
     }
     if (!delivery.alert_id) return undefined;
-    const row = await findAlert(db, delivery.alert_id);
+    const row = alerts.get(delivery.alert_id);
     if (!row) return undefined;
     return { kind: 'alert', alert: alertDetailView(row, await alertEventIds(db, row)) as unknown as AlertMessage, link: `${publicUrl}/alerts/${delivery.alert_id}` };
   }

@@ -18,6 +18,8 @@ export type { LogsourceKeys } from './pipeline/logsource-scope.js';
 export { placeholdersOf, missingPlaceholders } from './placeholders.js';
 export { shapeNxlogEvent, messageDetails } from './event-shapes/nxlog.js';
 export { shapeSentinelWindowsEvent } from './event-shapes/sentinel.js';
+export { fieldOriginsOf } from './event-shapes/field-origins.js';
+export type { FieldOrigins } from './event-shapes/field-origins.js';
 export { loadYaml } from './load/yaml11.js';
 export type { CompiledRule, Explanation } from './compile/matcher.js';
 export type { IRNode, Test } from './ir.js';

@@ -70,6 +70,7 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /api/rules/{id}/suppression': 'getRuleSuppression',
   'GET /api/alerts/groups': 'groupAlerts',
   'GET /api/alerts/{id}/context': 'getAlertContext',
+  'GET /api/alerts/{id}/process_tree': 'getAlertProcessTree',
   'PATCH /api/auth/me': 'updateCurrentUserSettings',
   'PUT /api/rules/{id}/suppression': 'setRuleSuppression',
   'DELETE /api/rules/{id}/suppression': 'deleteRuleSuppression',

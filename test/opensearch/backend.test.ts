@@ -1,8 +1,11 @@
 // The OpenSearch backend against a real node: the rule lifecycle writes, replaces and removes percolator
 // documents in svc-percolator-{pattern} (seen through OpenSearch's own API); ingest percolates every
 // event and raises the same alerts as the embedded backend, with every matching rule (more than the
-// default ten hits); a rule the DSL cannot express is refused with the reason; reconciliation repairs
-// what was changed behind the service's back; history is searched in svc-events-{pattern}; a cluster
+// default ten hits); with matching on each instance (OPENSEARCH_MATCHING=local, the default) a rule the DSL
+// cannot express, or the cluster refuses, deploys with a stand-in document and raises its alerts; with
+// matching on the cluster it is refused with the reason; reconciliation repairs
+// what was changed behind the service's back; history is searched in svc-events-{pattern}; an alert's
+// process tree holds what its own event says (the events are on the cluster); a cluster
 // that cannot be reached (at start, or taken away mid-run) answers 503 and nothing acknowledged is lost.
 import { after, before, describe, test } from 'node:test';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
@@ -15,8 +18,11 @@ import { assertError, countRows, createPattern, createRule, equalsRule, ingest, 
 
 const missing = await openSearchMissing();
 
-for (const kind of DATABASE_KINDS) {
-  describe(`OpenSearch backend [${kind}]`, { skip: missing ?? false }, async () => {
+/** Matching on each instance on both databases; matching on the cluster on the embedded one. */
+const CASES = [...DATABASE_KINDS.map((kind) => ({ kind, matching: 'local' as const })), { kind: DATABASE_KINDS[0], matching: 'cluster' as const }];
+
+for (const { kind, matching } of CASES) {
+  describe(`OpenSearch backend [${kind}, matching ${matching}]`, { skip: missing ?? false }, async () => {
     const pgMissing = kind === 'postgres' ? await postgresUnavailable() : null;
     if (pgMissing) {
       test(`skipped: ${pgMissing}`, { skip: pgMissing }, () => {});
@@ -30,7 +36,7 @@ for (const kind of DATABASE_KINDS) {
     const stored = async (id: string) => openSearch<Json>('GET', `/${percolatorIndex()}/_doc/${id}`);
 
     before(async () => {
-      service = await startService(kind, { SEARCH_BACKEND: 'opensearch', OPENSEARCH_URL: OPENSEARCH_TEST_URL, OPENSEARCH_INDEX_PREFIX: indices.prefix });
+      service = await startService(kind, { SEARCH_BACKEND: 'opensearch', OPENSEARCH_URL: OPENSEARCH_TEST_URL, OPENSEARCH_INDEX_PREFIX: indices.prefix, OPENSEARCH_MATCHING: matching });
       admin = await loginAdmin(service);
       pattern = await createPattern(admin, { name: 'win', is_default: true });
     });
@@ -78,6 +84,23 @@ for (const kind of DATABASE_KINDS) {
       const [alert] = await service.db.query<Json>('SELECT * FROM alerts WHERE rule_id = $1', [rule.id]);
       assert.equal(alert.event.User, 'BOB');
       assert.deepEqual(alert.matched_conditions, [{ selection: { User: 'BOB' } }]);
+    });
+
+    test("the process tree holds what the alert's own event says, with the reason", async () => {
+      const rule = await createRule(admin, { yaml_content: equalsRule('Tree tool', 'Tool', 'tree-tool', 'low'), deploy: true });
+      const event = { '@timestamp': '2026-11-20T11:00:00Z', Tool: 'tree-tool', Computer: 'ws-1', ProcessGuid: '{c}', ProcessId: 30, ParentProcessGuid: '{p}', ParentProcessId: 20, ParentImage: 'C:\\cmd.exe', Image: 'C:\\tool.exe' };
+      assert.equal((await ingest(service, pattern, [event])).statusCode, 200);
+      const [alert] = await service.db.query<Json>('SELECT id FROM alerts WHERE rule_id = $1', [rule.id]);
+      const tree = await admin.get(`/api/alerts/${alert.id}/process_tree`);
+      assert.equal(tree.statusCode, 200, tree.body);
+      assert.match(tree.data.unavailable_reason, /OpenSearch/);
+      assert.deepEqual(
+        tree.data.nodes.map((n: Json) => [n.key, n.image, n.is_alert_process]),
+        [
+          ['guid:{p}', 'C:\\cmd.exe', false],
+          ['guid:{c}', 'C:\\tool.exe', true],
+        ],
+      );
     });
 
     test('a correlation deploys its rule as a percolator document; its windows are kept in the database and fire', async () => {
@@ -136,13 +159,58 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
-    test('a rule the DSL cannot express is refused at deploy with the reason', async () => {
-      const created = await createRule(admin, { yaml_content: sigma({ title: 'Fieldref', detection: '  selection:\n    TargetUser|fieldref: SubjectUser\n  condition: selection' }) });
-      const deploy = await admin.post(`/api/rules/${created.id}/deploy`);
-      assertError(deploy, 400, /^Validation failed: the rule cannot be expressed as an OpenSearch query: TargetUser: fieldref/);
-      assert.equal((await stored(created.id)).status, 404);
-      assert.notEqual((await admin.get(`/api/rules/${created.id}`)).data.status, 'deployed');
-    });
+    const fieldref = () => sigma({ title: 'Fieldref', detection: '  selection:\n    TargetUser|fieldref: SubjectUser\n  condition: selection' });
+    // Past the cluster's 1,024 clauses of one query (indices.query.bool.max_clause_count).
+    const tooManyClauses = () => sigma({ title: 'Many names', detection: `  selection:\n    Image|endswith:\n${Array.from({ length: 1100 }, (_, i) => `      - '\\\\tool${i}.exe'`).join('\n')}\n  condition: selection` });
+
+    if (matching === 'cluster') {
+      test('a rule the DSL cannot express is refused at deploy with the reason', async () => {
+        const created = await createRule(admin, { yaml_content: fieldref() });
+        const deploy = await admin.post(`/api/rules/${created.id}/deploy`);
+        assertError(deploy, 400, /^Validation failed: the rule cannot be expressed as an OpenSearch query: TargetUser: fieldref/);
+        assert.equal((await stored(created.id)).status, 404);
+        assert.notEqual((await admin.get(`/api/rules/${created.id}`)).data.status, 'deployed');
+      });
+
+      test('a rule past the cluster\'s clause limit is refused at deploy with the reason', async () => {
+        const created = await createRule(admin, { yaml_content: tooManyClauses() });
+        const deploy = await admin.post(`/api/rules/${created.id}/deploy`);
+        assertError(deploy, 400, /the query needs 1100 clauses; OpenSearch allows 1024/);
+        assert.notEqual((await admin.get(`/api/rules/${created.id}`)).data.status, 'deployed');
+      });
+    } else {
+      test('a rule the DSL cannot express deploys with a stand-in document naming the reason, and raises its alerts', async () => {
+        const rule = await createRule(admin, { yaml_content: fieldref(), deploy: true });
+        assert.equal(rule.status, 'deployed');
+        const doc = await stored(rule.percolator_id);
+        assert.equal(doc.status, 200, JSON.stringify(doc.body));
+        assert.match(doc.body._source['%query'].match_none._name, /^matched by Vigil, not on the cluster: TargetUser: fieldref/);
+        const answer = await ingest(service, pattern, [
+          { '@timestamp': '2026-11-20T13:00:00Z', TargetUser: 'eve', SubjectUser: 'eve' },
+          { '@timestamp': '2026-11-20T13:00:01Z', TargetUser: 'eve', SubjectUser: 'bob' },
+        ]);
+        assert.equal(answer.statusCode, 200, answer.body);
+        assert.equal(await countRows(service, 'alerts WHERE rule_id = $1', [rule.id]), 1);
+        assert.equal((await admin.post(`/api/rules/${rule.id}/undeploy`)).statusCode, 200);
+        assert.equal((await stored(rule.percolator_id)).status, 404);
+      });
+
+      test('a rule past the cluster\'s clause limit deploys with a stand-in document, and raises its alerts', async () => {
+        const rule = await createRule(admin, { yaml_content: tooManyClauses(), deploy: true });
+        assert.equal(rule.status, 'deployed');
+        const doc = await stored(rule.percolator_id);
+        assert.equal(doc.status, 200, JSON.stringify(doc.body));
+        assert.match(doc.body._source['%query'].match_none._name, /^matched by Vigil, not on the cluster: the query needs 1100 clauses; OpenSearch allows 1024/);
+        const answer = await ingest(service, pattern, [{ '@timestamp': '2026-11-20T13:00:00Z', Image: 'C:\\bin\\tool1042.exe' }, { Image: 'C:\\bin\\tool.exe' }]);
+        assert.equal(answer.statusCode, 200, answer.body);
+        assert.equal(await countRows(service, 'alerts WHERE rule_id = $1', [rule.id]), 1);
+        // Reconciliation keeps the stand-in: nothing to write, nothing refused.
+        const reconciled = await admin.post('/api/rules/reconcile');
+        assert.equal(reconciled.statusCode, 200, reconciled.body);
+        assert.equal((await stored(rule.percolator_id)).status, 200);
+        assert.equal((await admin.post(`/api/rules/${rule.id}/undeploy`)).statusCode, 200);
+      });
+    }
 
     test('reconcile restores a removed document and removes a stray one', async () => {
       const rule = await createRule(admin, { yaml_content: equalsRule('Reconciled', 'User', 'eve'), deploy: true });
@@ -205,10 +273,15 @@ for (const kind of DATABASE_KINDS) {
       assert.equal(left.body.count, 1);
     });
 
-    test('import with deploy reports a rule the DSL cannot express, and deploys the others', async () => {
+    test(`import with deploy ${matching === 'cluster' ? 'reports a rule the DSL cannot express, and deploys the others' : 'deploys a rule the DSL cannot express too'}`, async () => {
       const yaml = [equalsRule('Importable', 'User', 'imp'), sigma({ title: 'Not expressible', detection: '  selection:\n    A|fieldref: B\n  condition: selection' })].join('---\n');
       const response = await admin.post('/api/rules/import?deploy=true', yaml, { 'content-type': 'application/yaml' });
       assert.ok([200, 201].includes(response.statusCode), response.body);
+      if (matching === 'local') {
+        assert.equal(response.data.created, 2, response.body);
+        assert.equal(response.data.failed.length, 0);
+        return;
+      }
       assert.equal(response.data.created, 1, response.body);
       assert.equal(response.data.failed.length, 1);
       assert.match(response.data.failed[0].error, /cannot be expressed as an OpenSearch query/);

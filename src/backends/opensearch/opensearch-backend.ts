@@ -1,12 +1,17 @@
 // The OpenSearch search backend. The database stays the source of truth: stored queries are written to
-// its change log exactly as the embedded backend does (so every instance compiles them too, to explain
-// matches and to re-check history), and each one is also written as a percolator document in
-// svc-percolator-{pattern} on the cluster, whose percolation decides what matches. A rule whose detection
-// the DSL cannot express exactly is refused with the reason; a document the cluster holds but the
-// database does not (a rolled-back deploy) never reaches an alert, and reconciliation removes it. What
-// the cluster matched is explained, and the rules' exceptions applied, on matcher threads under the
-// per-event work budget, exactly as the embedded backend matches (so both raise the same alerts); this
-// thread keeps a copy of the rule sets only to pick each request's candidate queries and fields.
+// its change log exactly as the embedded backend does (so every instance compiles them too), and each one
+// is also written as a percolator document in svc-percolator-{pattern} on the cluster; events are kept in
+// svc-events-{pattern} (event-index.ts). Where events are matched is OPENSEARCH_MATCHING:
+// - 'local' (the default): each instance matches what it ingests with the embedded engine on its matcher
+//   threads, exactly as the embedded backend does, at the same speed. A rule the DSL cannot express (or
+//   the cluster refuses) still deploys: its document is a stand-in that matches nothing on the cluster
+//   and names the reason (percolator-document.ts).
+// - 'cluster': the cluster's percolation decides what matches; a rule the DSL cannot express exactly is
+//   refused with the reason. What the cluster matched is explained, and the rules' exceptions applied, on
+//   matcher threads under the per-event work budget, so both modes raise the same alerts; this thread
+//   keeps a copy of the rule sets to pick each request's candidate queries and fields.
+// A document the cluster holds but the database does not (a rolled-back deploy) never reaches an alert,
+// and reconciliation removes it.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Client } from '@opensearch-project/opensearch';
 import type { Config } from '../../config.js';
@@ -17,7 +22,7 @@ import { EmbeddedBackend } from '../embedded/embedded-backend.js';
 import { shapedEvents } from '../../index-patterns/event-shape.js';
 import { openSearchClient, send } from './client.js';
 import { EventProjection, fieldsOf, noFieldUse } from './document.js';
-import { inexpressible, percolatorDocumentOf } from './percolator-document.js';
+import { documentToWrite, inexpressible, locallyMatchedDocument, percolatorDocumentOf } from './percolator-document.js';
 import { PercolatorIndices, type PercolatorDocument } from './percolator-index.js';
 import { reconcile, type ReconcileReport } from './reconcile.js';
 
@@ -39,6 +44,8 @@ export class OpenSearchBackend implements SearchBackend {
     /** Put before every index name on the cluster. */
     readonly indexPrefix: string,
     private readonly local: EmbeddedBackend,
+    /** Where events are matched (see the file comment). */
+    readonly matching: 'local' | 'cluster',
     private log?: FastifyBaseLogger,
   ) {
     this.indices = new PercolatorIndices(client, indexPrefix);
@@ -46,7 +53,7 @@ export class OpenSearchBackend implements SearchBackend {
 
   static async open(db: Database, settings: Config['opensearch'], options: { log?: FastifyBaseLogger; matcherThreads?: number } = {}): Promise<OpenSearchBackend> {
     const local = await EmbeddedBackend.open(db, { follow: true, log: options.log, matching: 'thread', threads: options.matcherThreads ?? 1, keepLocal: true });
-    return new OpenSearchBackend(openSearchClient(settings), settings.indexPrefix, local, options.log);
+    return new OpenSearchBackend(openSearchClient(settings), settings.indexPrefix, local, settings.matching, options.log);
   }
 
   attachLog(log: FastifyBaseLogger): void {
@@ -79,8 +86,9 @@ export class OpenSearchBackend implements SearchBackend {
     await this.deployMany(tx, index, [query]);
   }
 
-  /** Why this backend cannot hold a stored query (undefined: it can). */
+  /** Why this backend cannot hold a stored query (undefined: it can; with local matching it holds every one). */
   refusal(query: StoredQuery): string | undefined {
+    if (this.matching === 'local') return undefined;
     const built = percolatorDocumentOf(query);
     return built.ok ? undefined : inexpressible(built.reason);
   }
@@ -90,14 +98,18 @@ export class OpenSearchBackend implements SearchBackend {
     const docs: PercolatorDocument[] = [];
     const use = noFieldUse();
     for (const query of queries) {
-      const built = percolatorDocumentOf(query, use);
-      if (!built.ok) throw badRequest(inexpressible(built.reason));
+      const built = documentToWrite(query, use, this.matching);
+      if (!built.doc) throw badRequest(inexpressible(built.reason));
       docs.push(built.doc);
     }
     await this.indices.ensureFields(index, use);
     await this.local.deployMany(tx, index, queries);
-    const refused = await this.indices.put(index, docs);
+    let refused = await this.indices.put(index, docs);
     this.written.add(index);
+    if (refused.length > 0 && this.matching === 'local') {
+      // Too large for the cluster (its clause limit, say): matched here all the same, the stand-in says why.
+      refused = await this.indices.put(index, refused.map((r) => locallyMatchedDocument(docs.find((d) => d.id === r.id)!, `OpenSearch refused it: ${r.reason}`)));
+    }
     if (refused.length > 0) {
       // The caller's transaction rolls back; the other documents of this call may already be written,
       // so the index is brought back in line with the database once it has.
@@ -129,6 +141,7 @@ export class OpenSearchBackend implements SearchBackend {
   }
 
   async percolate(index: string, events: object[]): Promise<string[][]> {
+    if (this.matching === 'local') return this.local.percolate(index, events);
     const set = await this.local.ruleSet(index);
     if (!set || set.size === 0) return events.map(() => []);
     let cached = this.projections.get(index);
@@ -164,6 +177,7 @@ export class OpenSearchBackend implements SearchBackend {
   }
 
   async match(index: string, batch: EventBatch): Promise<BatchMatches> {
+    if (this.matching === 'local') return this.local.match(index, batch);
     const hits = await this.percolate(index, shapedEvents(batch.texts, batch));
     // The per-event work budget, the exceptions and the explanations run on a matcher thread.
     return this.local.explain(index, batch, hits);
@@ -177,7 +191,7 @@ export class OpenSearchBackend implements SearchBackend {
   async reconcile(): Promise<ReconcileReport> {
     if (!(await this.health())) throw new BackendUnavailableError();
     await this.local.sync();
-    return reconcile(this.local, this.indices);
+    return reconcile(this.local, this.indices, this.matching);
   }
 
   async close(): Promise<void> {

@@ -1,9 +1,10 @@
 // Reconciliation: the database says which stored queries are deployed; the percolator indices on the
 // cluster are made to hold exactly those, at their versions. Run at start and on demand
-// (POST /api/rules/reconcile); reports what it wrote and removed.
+// (POST /api/rules/reconcile); reports what it wrote and removed. With local matching a query the
+// cluster cannot take is written as its stand-in (percolator-document.ts), never left out.
 import type { EmbeddedBackend } from '../embedded/embedded-backend.js';
 import type { PercolatorIndices, PercolatorDocument } from './percolator-index.js';
-import { percolatorDocumentOf } from './percolator-document.js';
+import { documentToWrite, locallyMatchedDocument } from './percolator-document.js';
 import { noFieldUse } from './document.js';
 
 export interface ReconcileReport {
@@ -17,7 +18,7 @@ export interface ReconcileReport {
   refused: Array<{ index: string; id: string; reason: string }>;
 }
 
-export async function reconcile(local: EmbeddedBackend, indices: PercolatorIndices): Promise<ReconcileReport> {
+export async function reconcile(local: EmbeddedBackend, indices: PercolatorIndices, matching: 'local' | 'cluster'): Promise<ReconcileReport> {
   const report: ReconcileReport = { created: 0, updated: 0, deleted: 0, refused: [] };
   const deployed = await local.deployedQueries();
   const names = new Set([...deployed.keys(), ...(await indices.names())]);
@@ -29,8 +30,8 @@ export async function reconcile(local: EmbeddedBackend, indices: PercolatorIndic
     const use = noFieldUse();
     const stale = [...wanted].filter(([id, version]) => held.get(id) !== version).map(([id]) => id);
     for (const query of await local.storedQueries(index, stale)) {
-      const built = percolatorDocumentOf(query, use);
-      if (!built.ok) {
+      const built = documentToWrite(query, use, matching);
+      if (!built.doc) {
         report.refused.push({ index, id: query.id, reason: built.reason });
         continue;
       }
@@ -41,7 +42,9 @@ export async function reconcile(local: EmbeddedBackend, indices: PercolatorIndic
     const extra = [...held.keys()].filter((id) => !wanted.has(id));
     if (docs.length > 0) {
       await indices.ensureFields(index, use);
-      for (const r of await indices.put(index, docs)) {
+      const refused = await indices.put(index, docs);
+      const standIns = matching === 'local' ? refused.map((r) => locallyMatchedDocument(docs.find((d) => d.id === r.id)!, `OpenSearch refused it: ${r.reason}`)) : [];
+      for (const r of [...(matching === 'local' ? [] : refused), ...(await indices.put(index, standIns))]) {
         report.refused.push({ index, id: r.id, reason: `OpenSearch refused it: ${r.reason}` });
         if (held.has(r.id)) report.updated--;
         else report.created--;

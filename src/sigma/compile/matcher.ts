@@ -326,9 +326,13 @@ class NoFinders extends Map<IRNode, Finder> {
   }
 }
 
-function collectSelections(node: IRNode, out: Map<string, IRNode>): void {
+/** Every variant of each selection, by name: a log source with several conditions (thor's process_creation as
+ * Sysmon 1 or Security 4688, fields renamed in the second) gives one selection a variant per branch. */
+function collectSelections(node: IRNode, out: Map<string, IRNode[]>): void {
   if (node.t === 'sel') {
-    if (!out.has(node.name)) out.set(node.name, node);
+    const variants = out.get(node.name);
+    if (!variants) out.set(node.name, [node]);
+    else if (!variants.includes(node)) variants.push(node);
     collectSelections(node.of, out);
   } else if (node.t === 'and' || node.t === 'or') node.of.forEach((n) => collectSelections(n, out));
   else if (node.t === 'not') collectSelections(node.of, out);
@@ -392,24 +396,31 @@ export function compileIR(ir: IRNode): { ok: true; matcher: CompiledRule } | { o
     }
     return compiled(event);
   };
-  let explainer: { sels: Array<[string, Pred, IRNode[]]>; finders: Map<IRNode, Finder> } | null = null;
+  let explainer: { sels: Array<[string, Array<[Pred, IRNode[]]>]>; finders: Map<IRNode, Finder> } | null = null;
   const explain = (event: object): Explanation => {
     if (!explainer) {
-      const sels = new Map<string, IRNode>();
+      const sels = new Map<string, IRNode[]>();
       collectSelections(ir, sels);
       const ec = new Compiler(true);
-      const list: Array<[string, Pred, IRNode[]]> = [];
-      for (const [name, node] of sels) {
-        const matches: IRNode[] = [];
-        collectMatches(node, matches);
-        list.push([name, ec.node(node), matches]);
+      const list: Array<[string, Array<[Pred, IRNode[]]>]> = [];
+      for (const [name, nodes] of sels) {
+        list.push([
+          name,
+          nodes.map((node) => {
+            const matches: IRNode[] = [];
+            collectMatches(node, matches);
+            return [ec.node(node), matches] as [Pred, IRNode[]];
+          }),
+        ]);
       }
       explainer = { sels: list, finders: ec.finders };
     }
     const matched = matcher.match(event);
     const matchedConditions: Explanation['matchedConditions'] = [];
-    for (const [name, pred, matches] of explainer.sels) {
-      if (!pred(event)) continue;
+    for (const [name, variants] of explainer.sels) {
+      // The first variant of the selection that holds gives its values.
+      const matches = variants.find(([pred]) => pred(event))?.[1];
+      if (!matches) continue;
       const values: Record<string, unknown> = {};
       for (const m of matches) {
         const hit = explainer.finders.get(m)?.(event);

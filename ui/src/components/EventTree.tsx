@@ -1,6 +1,7 @@
 // An event shown as a readable tree: nested objects and arrays fold open, the fields a rule matched on
-// are highlighted, and each value can start an exception for its field. Numbers show every digit they
-// were sent with (an ExactNumber when a double would change them).
+// are highlighted (by their paths in the stored event, the objects holding them opened), and each value
+// can start an exception for its field. Numbers show every digit they were sent with (an ExactNumber
+// when a double would change them).
 import { useState } from 'react';
 import { ExactNumber } from '../exact-json';
 
@@ -11,8 +12,10 @@ export interface FieldPick {
 
 interface Props {
   event: Record<string, unknown>;
-  /** Dotted paths (or bare field names) the rule matched on. */
+  /** Dotted paths (or, unless `exact`, bare field names) the rule matched on. */
   highlighted: Set<string>;
+  /** Only whole paths mark a field (a bare name elsewhere in the event does not). */
+  exact?: boolean;
   onPick?(pick: FieldPick): void;
 }
 
@@ -28,12 +31,12 @@ function scalarText(value: unknown): string {
 const typeClass = (value: unknown) => (value === null ? 'null' : value instanceof ExactNumber ? 'number' : typeof value);
 
 function Node({ name, path, value, props, depth }: { name: string; path: string; value: unknown; props: Props; depth: number }) {
-  const [open, setOpen] = useState(depth < 3);
-  const hit = props.highlighted.has(path) || props.highlighted.has(name);
+  const [open, setOpen] = useState(() => depth < 3 || [...props.highlighted].some((h) => h.startsWith(`${path}.`)));
+  const hit = props.highlighted.has(path) || (!props.exact && props.highlighted.has(name));
   if (isObject(value) || Array.isArray(value)) {
     const entries: [string, unknown][] = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
     return (
-      <li className={hit ? 'hit' : undefined}>
+      <li className={hit ? 'hit' : undefined} data-path={path}>
         <button type="button" className="tree-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
           <span className="tree-key">{name}</span> <span className="muted">{Array.isArray(value) ? `[${entries.length}]` : `{${entries.length}}`}</span>
         </button>
@@ -48,7 +51,7 @@ function Node({ name, path, value, props, depth }: { name: string; path: string;
     );
   }
   return (
-    <li className={hit ? 'hit' : undefined}>
+    <li className={hit ? 'hit' : undefined} data-path={path}>
       <span className="tree-key">{name}</span>: <span className={`tree-value t-${typeClass(value)}`}>{scalarText(value)}</span>
       {hit && <span className="visually-hidden"> (matched)</span>}
       {props.onPick && (

@@ -1,6 +1,7 @@
-// One alert: every field, the event as a tree with the matched fields highlighted, enrichment, the
-// comment thread, the status moves allowed from its current state (a new alert closes in one step, acknowledged
-// first), its owner, and exceptions from a field.
+// One alert: every field, the rule's context and the related alerts, the event as a tree with the matched
+// fields highlighted, threat-intel matches as cards, the comment thread, the status moves allowed from its
+// current state (a new alert closes in one step, acknowledged first), its owner, exceptions from a field, and
+// steps to the previous and next alert of the queue it was opened from, and its process ancestry.
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { api, errorText, type Page } from '../api';
 import { EventTree, type FieldPick } from '../components/EventTree';
@@ -9,13 +10,27 @@ import { closes, formatTime, moveLabel, offeredMoves, SeverityBadge, StatusBadge
 import { Link } from '../router';
 import { canTriage, useSession } from '../session';
 import type { AlertDetail, AlertStatus, Comment } from '../types';
+import { IndicatorCards } from './alert-detail/IndicatorCards';
+import { MatchedOn } from './alert-detail/MatchedOn';
+import { ProcessAncestry } from './alert-detail/ProcessAncestry';
+import { ListStepper } from './alert-detail/ListStepper';
+import { RelatedAlerts } from './alert-detail/RelatedAlerts';
+import { RuleContextPanel } from './alert-detail/RuleContextPanel';
+import type { AlertContext } from './alert-detail/types';
 
 const OPERATORS = ['equals', 'contains', 'startswith', 'endswith', 'regex', 'cidr', 'in'] as const;
 
+/** A fresh page per alert: stepping to another alert starts with no state of the last one. */
 export function AlertDetailPage({ id }: { id: string }) {
+  return <AlertView key={id} id={id} />;
+}
+
+function AlertView({ id }: { id: string }) {
   const { user } = useSession();
   const [alert, setAlert] = useState<AlertDetail | null>(null);
   const [comments, setComments] = useState<Comment[]>([]);
+  const [context, setContext] = useState<AlertContext | null>(null);
+  const [contextError, setContextError] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [pick, setPick] = useState<FieldPick | null>(null);
   const triage = canTriage(user);
@@ -35,25 +50,44 @@ export function AlertDetailPage({ id }: { id: string }) {
     void load();
   }, [load]);
 
-  const highlighted = useMemo(() => {
+  useEffect(() => {
+    let cancelled = false;
+    setContext(null);
+    setContextError(null);
+    api
+      .get<AlertContext>(`/api/alerts/${encodeURIComponent(id)}/context`)
+      .then((c) => !cancelled && setContext(c))
+      .catch((e: unknown) => !cancelled && setContextError(errorText(e)));
+    return () => {
+      cancelled = true;
+    };
+  }, [id]);
+
+  // The matched fields by name until the context tells where they sit in the stored event.
+  const named = useMemo(() => {
     const fields = new Set<string>();
     for (const condition of alert?.matched_conditions ?? []) for (const selection of Object.values(condition)) if (selection && typeof selection === 'object') for (const field of Object.keys(selection)) fields.add(field.split('|')[0]);
     return fields;
   }, [alert]);
+  const placed = useMemo(() => (context ? new Set(context.matched_fields.flatMap((f) => f.paths)) : null), [context]);
 
   if (error) {
     return (
       <section>
-        <p>
-          <Link href="/alerts">← Alerts</Link>
-        </p>
+        <ListStepper id={id} />
         <p className="error" role="alert">
           {error}
         </p>
       </section>
     );
   }
-  if (!alert) return <p role="status">Loading…</p>;
+  if (!alert)
+    return (
+      <section>
+        <ListStepper id={id} />
+        <p role="status">Loading…</p>
+      </section>
+    );
 
   const fields: [string, React.ReactNode][] = [
     ['Status', <StatusBadge status={alert.status} />],
@@ -77,9 +111,7 @@ export function AlertDetailPage({ id }: { id: string }) {
 
   return (
     <section aria-labelledby="alert-title">
-      <p>
-        <Link href="/alerts">← Alerts</Link>
-      </p>
+      <ListStepper id={id} />
       <div className="page-head">
         <h1 id="alert-title">{alert.rule_title}</h1>
         <SeverityBadge severity={alert.severity} />
@@ -102,25 +134,22 @@ export function AlertDetailPage({ id }: { id: string }) {
 
           {triage && <StatusActions alert={alert} onChanged={load} />}
 
-          <h2>Enrichment</h2>
-          {alert.enrichment ? (
-            <div>
-              <p>
-                Risk <strong>{alert.enrichment.risk_level}</strong> (score {alert.enrichment.risk_score})
-              </p>
-              <ul className="indicators">
-                {alert.enrichment.indicators.map((indicator, i) => (
-                  <li key={i}>
-                    {Object.entries(indicator)
-                      .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
-                      .join(' · ')}
-                  </li>
-                ))}
-              </ul>
-            </div>
+          <h2>Rule context</h2>
+          {contextError ? (
+            <p className="error" role="alert">
+              {contextError}
+            </p>
+          ) : context ? (
+            <RuleContextPanel rule={context.rule} />
           ) : (
-            <p className="muted">No threat-intelligence indicator in this event.</p>
+            <p role="status">Loading the rule…</p>
           )}
+
+          <h2>Related alerts{context ? ` (${context.related.length})` : ''}</h2>
+          {context ? <RelatedAlerts related={context.related} /> : !contextError && <p role="status">Loading related alerts…</p>}
+
+          <h2>Threat intelligence</h2>
+          <IndicatorCards enrichment={alert.enrichment} />
 
           <h2>Comments ({comments.length})</h2>
           <ol className="comments">
@@ -137,14 +166,21 @@ export function AlertDetailPage({ id }: { id: string }) {
         </div>
 
         <div>
+          <h2>Process tree</h2>
+          <ProcessAncestry alertId={alert.id} />
+
           <h2>Event</h2>
-          {alert.matched_conditions.length > 0 && (
-            <p className="muted">
-              Matched on: {[...highlighted].map((f) => <mark key={f}>{f}</mark>).reduce<React.ReactNode[]>((acc, el, i) => (i ? [...acc, ', ', el] : [el]), [])}
-            </p>
+          {context && context.matched_fields.length > 0 ? (
+            <MatchedOn fields={context.matched_fields} />
+          ) : (
+            named.size > 0 && (
+              <p className="muted">
+                Matched on: {[...named].map((f) => <mark key={f}>{f}</mark>).reduce<React.ReactNode[]>((acc, el, i) => (i ? [...acc, ', ', el] : [el]), [])}
+              </p>
+            )
           )}
           {triage && pick && <ExceptionForm ruleId={alert.rule_id} pick={pick} onClose={() => setPick(null)} />}
-          <EventTree event={alert.event} highlighted={highlighted} onPick={triage ? setPick : undefined} />
+          <EventTree key={placed ? 'placed' : 'named'} event={alert.event} highlighted={placed ?? named} exact={!!placed} onPick={triage ? setPick : undefined} />
         </div>
       </div>
     </section>

@@ -6,6 +6,7 @@ import { api, errorText, query, type Page } from '../api';
 import { BulkActions } from './alerts/BulkActions';
 import { apiFilter, filtersOf, GROUPINGS, RANGES } from './alerts/filters';
 import { AlertGroups } from './alerts/Groups';
+import { recordListPosition } from './alert-detail/list-position';
 import { formatTime, relativeTime, SeverityBadge, StatusBadge, STATUS_LABELS } from '../format';
 import { useSelection } from '../components/useSelection';
 import { RulePicker } from '../components/RulePicker';
@@ -64,6 +65,7 @@ export function AlertsPage() {
         setError(null);
         setFresh(0);
         keepOnly(page.items.map((a) => a.id));
+        recordListPosition(path, page);
       })
       .catch((e: unknown) => !cancelled && setError(errorText(e)));
     return () => {
