@@ -89,6 +89,7 @@ const MATRIX: Record<string, Row> = {
   'GET /api/rules/{id}/suppression': 'signed-in',
   'GET /api/alerts/groups': 'signed-in',
   'GET /api/alerts/{id}/context': 'signed-in',
+  'GET /api/alerts/{id}/process_tree': 'signed-in',
   'PATCH /api/auth/me': 'signed-in',
   'PUT /api/rules/{id}/suppression': 'analyst',
   'DELETE /api/rules/{id}/suppression': 'analyst',
