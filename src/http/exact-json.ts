@@ -175,6 +175,41 @@ export function wireValue<T>(value: T): T {
   return copy as unknown as T;
 }
 
+/**
+ * The remembered numbers anywhere inside `value`, by the double they read as: their digits, or null when
+ * two different numbers read as the same double (then neither can be told from the other).
+ */
+export function exactNumbersIn(value: unknown, into = new Map<number, string | null>()): Map<number, string | null> {
+  if (!hasExactNumbers(value)) return into;
+  const source = value as Record<string, unknown>;
+  for (const [key, digits] of exact.get(source) ?? []) {
+    const item = source[key];
+    if (typeof item !== 'number' || Number(digits) !== item) continue;
+    const known = into.get(item);
+    into.set(item, known === undefined || known === digits ? digits : null);
+  }
+  for (const key of exactInside.get(source) ?? []) exactNumbersIn(source[key], into);
+  return into;
+}
+
+/**
+ * A copy of plain JSON data (such as the values a rule matched, read from an event) for a serialiser,
+ * each number among `numbers` marked as wireValue marks it, so it leaves with the event's digits.
+ */
+export function withNumbersOf<T>(data: T, numbers: Map<number, string | null>): T {
+  if (numbers.size === 0) return data;
+  const mark = (item: unknown): unknown => {
+    if (typeof item === 'number') {
+      const digits = numbers.get(item);
+      return digits ? MARK + digits : item;
+    }
+    if (Array.isArray(item)) return item.map(mark);
+    if (item !== null && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, mark(v)]));
+    return item;
+  };
+  return mark(data) as T;
+}
+
 /** Serialised JSON text with the marked strings of wireValue written back as the numbers they stand for. */
 export function restoreNumbers(text: string): string {
   return text.includes(MARK_IN_TEXT) ? text.replace(MARKED_IN_OUTPUT, '$1') : text;

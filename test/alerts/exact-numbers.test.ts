@@ -2,8 +2,9 @@
 // 18446744073709551615) go in through POST /api/logs/{pattern} (a JSON array, NDJSON, one object) and
 // the Elasticsearch _bulk facade, and come back with every digit in GET /api/alerts/{id}, in a
 // historical test's samples, in the stored events (also after the retention purge rewrote their block),
-// and in a webhook notification's body received by a real HTTP receiver. Matching is unchanged: a rule
-// on the number matches as before.
+// and in a webhook notification's body received by a real HTTP receiver; the values a rule matched
+// (matched_conditions, the context's matched_fields) too. Matching is unchanged: a rule on the number
+// matches as before.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { within } from '../helpers/instances.js';
@@ -27,7 +28,7 @@ detection:
 level: high
 `;
 // The engine sees the numbers as doubles, as it always has: a number compares by the text of its double
-// (-9214364837600035000), so this rule matches the Keywords value while the event keeps its digits.
+// (-9214364837600035000), so this rule matches the Keywords value; what leaves keeps the digits.
 const KEYWORDS_RULE = `title: Audit Keywords
 status: test
 logsource:
@@ -117,10 +118,14 @@ describeEachDatabase(
     test('matching is unchanged: the rule sees the double; the historical test answers the digits', async () => {
       const sent = await postLogs(eventText('keywords', 'host-k'));
       assert.equal(sent.data.alerts_created, 2, sent.body);
-      const body = (await alertOf('host-k', 'Audit Keywords')).body;
-      // The event keeps its digits; matched_conditions show the value as the rule saw it.
-      assertExact(body.slice(body.indexOf('"event":'), body.indexOf('"matched_conditions"')), 'event of the keywords rule alert');
-      assert.match(body, /"matched_conditions":\[\{"selection":\{[^}]*"Keywords":-9214364837600035000\b/);
+      const detail = await alertOf('host-k', 'Audit Keywords');
+      assertExact(detail.body, 'alert of the keywords rule');
+      // The value the rule matched is read from the event: it leaves with the event's digits too.
+      assert.match(detail.body, new RegExp(`"matched_conditions":\\[\\{"selection":\\{[^}]*"Keywords":${KEYWORDS}[,}]`));
+      const context = await analyst.get(`/api/alerts/${detail.data.id}/context`);
+      assert.equal(context.statusCode, 200, context.body);
+      assert.match(context.body, new RegExp(`\\{"field":"Keywords","value":${KEYWORDS},"paths":\\["Keywords"\\]\\}`));
+      assert.ok(!context.body.includes('9214364837600035000'), context.body);
       const [rule] = await ctx.service.db.query<{ id: string }>(`SELECT id FROM rules WHERE title = 'Audit Keywords'`);
       const history = await analyst.post(`/api/rules/${rule.id}/test/historical`, { time_range: '1h', limit: 5 });
       assert.equal(history.statusCode, 200, history.body);
