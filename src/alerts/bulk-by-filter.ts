@@ -24,6 +24,17 @@ export async function bulkChangeByFilter(db: Database, actor: Actor, filter: Ale
   if (ids.length > MAX_BULK_BY_FILTER) {
     throw badRequest(`The filter matches more than ${MAX_BULK_BY_FILTER} alerts: narrow it (one bulk change takes at most ${MAX_BULK_BY_FILTER})`);
   }
+  const { page: _page, page_size: _size, sort_by: _by, sort_order: _order, ...given } = filter;
+  const { updated, skipped } = await bulkChangeIds(db, actor, ids, change, { filter: given });
+  return { updated, skipped, failed: [] };
+}
+
+/**
+ * Changes the alerts of `ids` (found by the caller, at most MAX_BULK_BY_FILTER) BULK_CHUNK at a time,
+ * each chunk its own transaction, skipping those the change does not apply to; audited once as
+ * `alert.bulk_changed` with `about` (what chose the alerts), the change and the counts.
+ */
+export async function bulkChangeIds(db: Database, actor: Actor, ids: string[], change: TriageChange, about: Record<string, unknown>): Promise<{ updated: number; skipped: number }> {
   let updated = 0;
   let skipped = 0;
   try {
@@ -40,13 +51,12 @@ export async function bulkChangeByFilter(db: Database, actor: Actor, filter: Ale
       await yieldToLoop();
     }
   } finally {
-    const { page: _page, page_size: _size, sort_by: _by, sort_order: _order, ...given } = filter;
     await recordAudit(db, {
       actor: actor.username,
       action: 'alert.bulk_changed',
       targetType: 'alert',
       details: {
-        filter: given,
+        ...about,
         ...(change.status !== undefined ? { status: change.status } : {}),
         ...(change.assignee !== undefined ? { assignee: change.assignee } : {}),
         ...(change.acknowledgeFirst ? { acknowledge_first: true } : {}),
@@ -58,5 +68,5 @@ export async function bulkChangeByFilter(db: Database, actor: Actor, filter: Ale
       ip: actor.ip,
     });
   }
-  return { updated, skipped, failed: [] };
+  return { updated, skipped };
 }

@@ -5,6 +5,7 @@ import type { App, AppContext } from '../http/context.js';
 import { notFound } from '../http/errors.js';
 import { errorResponses, IdParams, Nullable, StringEnum, Timestamp, Uuid } from '../http/schemas.js';
 import { findAlert } from './queries.js';
+import { exactNumbersIn, withNumbersOf } from '../http/exact-json.js';
 import { ALERT_NOT_FOUND } from './service.js';
 import { matchedFieldsOf, RELATED_LIMIT, RELATED_WINDOW_SECONDS, relatedAlerts, ruleContext } from './context.js';
 
@@ -54,7 +55,8 @@ export function alertContextRoutes(app: App, ctx: AppContext): void {
       const alert = await findAlert(ctx.db, request.params.id);
       if (!alert) throw notFound(ALERT_NOT_FOUND);
       const [rule, related, matched] = await Promise.all([ruleContext(ctx.db, alert.rule_id), relatedAlerts(ctx.db, alert), matchedFieldsOf(ctx.db, alert)]);
-      return { rule, related, matched_fields: matched };
+      // The matched values keep the digits the event's numbers were sent with (exact-json.ts).
+      return { rule, related, matched_fields: withNumbersOf(matched, exactNumbersIn(alert.event)) };
     },
   );
 }

@@ -3,6 +3,7 @@
 // 10 001), one alert, row locks for status changes, and comments. Alerts themselves are written by
 // detection (store.ts).
 import type { CorrelationRecord } from '../correlation/correlate.js';
+import { parseJson } from '../http/exact-json.js';
 import type { Queryable } from '../db/database.js';
 import { Conditions, paginate, type ListQuery, type Page } from '../http/lists.js';
 import { countAlerts } from './counts.js';
@@ -207,20 +208,28 @@ export async function matchingAlertIds(db: Queryable, where: Conditions, limit: 
   return rows.map((r) => r.id);
 }
 
-const DETAIL_SELECT = `SELECT ${ALERT_COLUMNS}, event_hash, event, matched_conditions,
+// The event is read as text, so its numbers keep the digits they were sent with (exact-json.ts).
+const DETAIL_SELECT = `SELECT ${ALERT_COLUMNS}, event_hash, event::text AS event_text, matched_conditions,
        (SELECT count(*)::int FROM alert_comments c WHERE c.alert_id = a.id) AS comments_count
      FROM alerts a`;
 
+type DetailQueryRow = AlertDetailRow & { event_text: string };
+
+function detailRow(row: DetailQueryRow): AlertDetailRow {
+  const { event_text: text, ...rest } = row;
+  return { ...rest, event: parseJson(text) as Record<string, unknown> };
+}
+
 export async function findAlert(db: Queryable, id: string): Promise<AlertDetailRow | undefined> {
-  const [row] = await db.query<AlertDetailRow>(`${DETAIL_SELECT} WHERE id = $1`, [id]);
-  return row;
+  const [row] = await db.query<DetailQueryRow>(`${DETAIL_SELECT} WHERE id = $1`, [id]);
+  return row ? detailRow(row) : undefined;
 }
 
 /** Several alerts in one read (those that still exist), by id. */
 export async function findAlerts(db: Queryable, ids: string[]): Promise<Map<string, AlertDetailRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.query<AlertDetailRow>(`${DETAIL_SELECT} WHERE id = ANY($1::uuid[])`, [ids]);
-  return new Map(rows.map((row) => [row.id, row]));
+  const rows = await db.query<DetailQueryRow>(`${DETAIL_SELECT} WHERE id = ANY($1::uuid[])`, [ids]);
+  return new Map(rows.map((row) => [row.id, detailRow(row)]));
 }
 
 /** How many events an alert lists. */

@@ -1,6 +1,7 @@
 // The public shape of an alert (list item and full record), of the answer to a status change, and of
 // a comment. Optional entities, enrichment and acknowledgement are left out when the alert has none.
 import { Type } from '@fastify/type-provider-typebox';
+import { exactNumbersIn, wireValue, withNumbersOf } from '../http/exact-json.js';
 import { Nullable, StringEnum, Timestamp, Uuid } from '../http/schemas.js';
 import { SEVERITIES } from './severity.js';
 import type { AlertDetailRow, AlertRow, CommentRow } from './queries.js';
@@ -120,7 +121,10 @@ export function alertView(row: AlertRow) {
 }
 
 export function alertDetailView(row: AlertDetailRow, eventIds: string[]) {
-  return { ...alertView(row), event: row.event, matched_conditions: row.matched_conditions, comments_count: row.comments_count, event_ids: eventIds };
+  // Numbers past a double's precision go out with their digits as sent (exact-json.ts), in the event
+  // and among the values the rule matched (read from it).
+  const numbers = exactNumbersIn(row.event);
+  return { ...alertView(row), event: wireValue(row.event), matched_conditions: withNumbersOf(row.matched_conditions, numbers), comments_count: row.comments_count, event_ids: eventIds };
 }
 
 export function commentView(row: CommentRow) {

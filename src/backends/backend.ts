@@ -45,6 +45,8 @@ export interface BatchMatches {
   hits: RuleMatch[][];
   /** Events not matched, by their position in the batch, with the reason. */
   refused: { index: number; reason: string }[];
+  /** Matches an exception suppressed, counted by exception id (absent when none was). */
+  excepted?: Record<string, number>;
 }
 
 export class BackendUnavailableError extends Error {

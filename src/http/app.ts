@@ -14,6 +14,7 @@ import { registerSecurityHeaders, SECURITY_HEADERS } from './security-headers.js
 import { serverTimeoutOptions } from './timeouts.js';
 import { buildLazySerializer } from './lazy-serializers.js';
 import { validatorCompiler } from './validation.js';
+import { restoreNumbers } from './exact-json.js';
 import { utf8Text } from './storable-text.js';
 import { BackendUnavailableError } from '../backends/backend.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/constraint-errors.js';
@@ -42,6 +43,7 @@ import { ingestRoutes } from '../ingest/routes.js';
 import { esRoutes } from '../ingest/es/routes.js';
 import { bulkRuleRoutes } from '../rules/bulk-routes.js';
 import { exceptionRoutes } from '../rules/exceptions/routes.js';
+import { exceptionPreviewRoutes } from '../rules/exceptions/preview-routes.js';
 import { suppressionRoutes } from '../rules/suppression/routes.js';
 import { importRoutes } from '../rules/import-routes.js';
 import { ruleRoutes } from '../rules/routes.js';
@@ -107,6 +109,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const routes = trackRoutes(app);
   app.addHook('onRoute', refuseUnexpectedBody);
   registerSecurityHeaders(app);
+  // Event numbers past a double's precision leave as the digits they came with (exact-json.ts).
+  app.addHook('onSend', async (_request, _reply, payload) => (typeof payload === 'string' ? restoreNumbers(payload) : payload));
   await app.register(cookie);
   app.addSchema(ErrorBody);
   app.addSchema(UserSchema);
@@ -151,6 +155,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   reconcileRoutes(app, ctx);
   versionRoutes(app, ctx);
   exceptionRoutes(app, ctx);
+  exceptionPreviewRoutes(app, ctx);
   suppressionRoutes(app, ctx);
   testingRoutes(app, ctx);
   alertRoutes(app, ctx);

@@ -98,8 +98,8 @@ export const ruleIdsOf = (hits: BatchMatches['hits']): string[] => [...new Set(h
 export async function matchEvents(backend: SearchBackend, pattern: IndexPatternRow, events: AcceptedEvent[]): Promise<Matches> {
   if (events.length === 0) return { hits: [], ruleIds: [], refused: [] };
   // Rules see events as the pattern's preset shapes them; the matcher gets the text made for storage.
-  const { hits, refused } = await backend.match(percolatorIndexName(pattern.name), { texts: events.map((e) => e.json), preset: pattern.preset });
-  return { hits, refused, ruleIds: ruleIdsOf(hits) };
+  const { hits, refused, excepted } = await backend.match(percolatorIndexName(pattern.name), { texts: events.map((e) => e.json), preset: pattern.preset });
+  return { hits, refused, excepted, ruleIds: ruleIdsOf(hits) };
 }
 
 /** The alerts of a matched batch (before idempotent insertion), given its matched rules (matchedRules). */

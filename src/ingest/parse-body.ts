@@ -1,11 +1,13 @@
 // Reads an ingest body into events: one JSON object, a JSON array of objects, or NDJSON (one object
-// per line), optionally gzip-compressed. Bad lines or non-object items are reported, not fatal.
+// per line), optionally gzip-compressed. Bad lines or non-object items are reported, not fatal. Numbers
+// are read by parseJson, which remembers those a double would change, so they are stored as sent.
 // Limits (a request past one is refused whole with 413, before anything is stored): 10 MiB sent, 10 MiB
 // after gunzip (inflating stops as soon as it passes), MAX_INGEST_EVENTS events (or _bulk actions).
 // The body is inflated off the event loop with its lines counted as they come (inflate-body.ts), so a
 // body of far too many lines is refused before it is split or parsed.
 import { HttpError, badRequest } from '../http/errors.js';
 import { MAX_INGEST_BYTES, inflateBody, type LineLimit } from './inflate-body.js';
+import { parseJson } from '../http/exact-json.js';
 
 export { MAX_INGEST_BYTES };
 
@@ -116,7 +118,7 @@ export function parseEvents(text: string): ParsedBatch {
     if (arrayItemsMoreThan(trimmed, MAX_INGEST_EVENTS)) throw tooManyEvents();
     let items: unknown;
     try {
-      items = JSON.parse(trimmed);
+      items = parseJson(trimmed);
     } catch {
       throw badRequest('Malformed JSON body');
     }
@@ -129,7 +131,7 @@ export function parseEvents(text: string): ParsedBatch {
     return batch;
   }
   try {
-    const single: unknown = JSON.parse(trimmed);
+    const single: unknown = parseJson(trimmed);
     if (isObject(single)) return { events: [{ index: 0, event: single }], errors: [], received: 1 };
   } catch {
     // not a single document: read it as NDJSON below
@@ -180,7 +182,7 @@ function parseLines(lines: (string | null)[]): ParsedBatch {
     if (line.trim() === '') continue;
     batch.received++;
     try {
-      const value: unknown = JSON.parse(line);
+      const value: unknown = parseJson(line);
       if (isObject(value)) batch.events.push({ index, event: value });
       else batch.errors.push({ index, error: 'an event must be a JSON object' });
     } catch {

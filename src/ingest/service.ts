@@ -24,6 +24,8 @@ import { correlationPlan, type CorrelationPlan } from '../correlation/plan.js';
 import { ChunkSize, INGEST_CHUNK } from './chunk-size.js';
 import { correlate } from '../correlation/correlate.js';
 import { forgetStates } from '../correlation/states.js';
+import { addExceptionHits } from '../rules/exceptions/store.js';
+import { stringifyJson } from '../http/exact-json.js';
 
 export interface IngestItem {
   /** Position of the event in the request (reported back with its error). */
@@ -52,7 +54,8 @@ function accept(pattern: IndexPatternRow, timestampField: ReturnType<typeof make
   if (nestedTooDeep(event)) return `the event is nested deeper than ${MAX_EVENT_DEPTH} levels`;
   const time = eventTime(timestampField, event, now);
   if (!time) return `the timestamp in '${pattern.timestamp_field}' is out of range (years 1 to 9999)`;
-  const json = JSON.stringify(event);
+  // The numbers the body held are written as sent (exact-json.ts); the matcher reads this text back.
+  const json = stringifyJson(event);
   if (json.length > MAX_EVENT_CHARS) return `the event is larger than ${MAX_EVENT_CHARS / 1024 / 1024} MiB of JSON`;
   const problem = unstorableJson(json);
   if (problem) return problem;
@@ -161,7 +164,7 @@ function withoutRefused(chunk: PreparedChunk, matches: Matches, errors: IngestOu
   chunk.indexes = chunk.indexes.filter(kept);
   chunk.fields = countFields(chunk.accepted.map((e) => e.event));
   const hits = matches.hits.filter(kept);
-  return { hits, refused: [], ruleIds: ruleIdsOf(hits) };
+  return { hits, refused: [], excepted: matches.excepted, ruleIds: ruleIdsOf(hits) };
 }
 
 /** Once a chunk is matched, stores its events, their fields and their alerts in one transaction (in
@@ -188,7 +191,10 @@ async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: P
       const alerting = raiseAlerts(tx, drafts);
       // Observed below; a failure meanwhile must not count as unhandled.
       for (const pending of [storing, counting, alerting]) pending.catch(() => {});
-      const [stored, , created] = await Promise.all([storing, counting, alerting]);
+      // The matches each exception suppressed, added to its count once for the chunk.
+      const countingHits = matches.excepted ? addExceptionHits(tx, matches.excepted) : undefined;
+      countingHits?.catch(() => {});
+      const [stored, , created] = await Promise.all([storing, counting, alerting, countingHits]);
       const isNew = new Set(stored);
       const repeats = accepted.filter((e) => !stored.delete(e.hash));
       if (repeats.length > 0) await recordFields(tx, pattern.id, countFields(repeats.map((e) => e.event)), -1);

@@ -2,6 +2,7 @@
 // their own), and answers the attempt's outcome. Webhooks carry the delivery id (the same on every retry), a timestamp and, with a secret,
 // an HMAC signature of "{timestamp}.{body}".
 import { postJson, type PostOutcome } from './http-post.js';
+import { restoreNumbers } from '../http/exact-json.js';
 import { discordBody, signature, slackBody, teamsBody, webhookBody, type Message } from './messages.js';
 import type { ChannelType } from './channel-types.js';
 import { sendEmail, type EmailConfig } from './send-email.js';
@@ -19,17 +20,18 @@ export async function sendMessage(destination: Destination, message: Message, de
     case 'webhook': {
       const sentAt = new Date();
       const timestamp = Math.floor(sentAt.getTime() / 1000);
-      const body = JSON.stringify(webhookBody(message, deliveryId, sentAt));
+      // The alert's event keeps the digits its numbers were sent with (exact-json.ts).
+      const body = restoreNumbers(JSON.stringify(webhookBody(message, deliveryId, sentAt)));
       const headers: Record<string, string> = { ...((config.headers as Record<string, string> | undefined) ?? {}), 'x-vigil-delivery': deliveryId, 'x-vigil-timestamp': String(timestamp) };
       if (typeof config.secret === 'string') headers['x-vigil-signature'] = signature(config.secret, timestamp, body);
       return postJson(String(config.url), body, headers, allowPrivate);
     }
     case 'slack':
-      return postJson(String(config.url), JSON.stringify(slackBody(message)), {}, allowPrivate);
+      return postJson(String(config.url), restoreNumbers(JSON.stringify(slackBody(message))), {}, allowPrivate);
     case 'teams':
-      return postJson(String(config.url), JSON.stringify(teamsBody(message)), {}, allowPrivate);
+      return postJson(String(config.url), restoreNumbers(JSON.stringify(teamsBody(message))), {}, allowPrivate);
     case 'discord':
-      return postJson(String(config.url), JSON.stringify(discordBody(message)), {}, allowPrivate);
+      return postJson(String(config.url), restoreNumbers(JSON.stringify(discordBody(message))), {}, allowPrivate);
     case 'email':
       return sendEmail(config as unknown as EmailConfig, message, deliveryId, allowPrivate);
     case 'syslog':

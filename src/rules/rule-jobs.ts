@@ -1,7 +1,8 @@
 // The CPU-heavy rule work that runs on a rule worker thread (rule-worker.ts), as plain functions of plain
 // data: checking a rule (parse and compile, the validation errors of analysis.ts), splitting a YAML
 // import into documents and checking each (import-check.ts), testing a rule against a sample event, and
-// checking a rule's exceptions (their values, and the rule's matching cost with them: exceptions-limit.ts).
+// checking a rule's exceptions (their values, and the rule's matching cost with them: exceptions-limit.ts),
+// and finding the stored events an exception covers (exceptions/cover-job.ts).
 // A test is refused up front (413) when the sample's text times the matching cost of the rule and its
 // exceptions exceeds the per-test work budget, so a test that would run for minutes never starts.
 import { eventText, MAX_EVENT_WORK, ruleCost, type CompiledRule } from '../sigma/index.js';
@@ -11,6 +12,7 @@ import type { IndexPatternRow } from '../index-patterns/store.js';
 import { checkRule, compileFor, parseSigma, type ValidationDetail } from './analysis.js';
 import { compileExceptions, type ExceptionSpec } from './exceptions/matcher.js';
 import { checkExceptions } from './exceptions/exceptions-limit.js';
+import { coveredEvents, type CoverJob } from './exceptions/cover-job.js';
 import { matchHistoryBatch, type HistoryBatchOutcome, type HistoryJob } from './history-matching.js';
 import { checkImportDocument, type ImportChecked } from './import-check.js';
 import { documentsFromYaml, type ImportDocument } from './import-sources.js';
@@ -48,6 +50,7 @@ export type RuleJob =
       changed: Pick<ExceptionSpec, 'operator' | 'value'>;
     }
   | HistoryJob
+  | CoverJob
   | { kind: 'import'; yaml: string; pattern: IndexPatternRow | null; deploy: boolean }
   /** A multi-document YAML import split into its documents (the whole text is parsed to find them). */
   | { kind: 'split'; text: string };
@@ -59,7 +62,7 @@ export interface TestOutcome {
   excepted: boolean;
 }
 
-export type JobResult = { ok: true; value: TestOutcome | ImportChecked | ImportDocument[] | HistoryBatchOutcome | number | null } | { ok: false; status: number; detail: string; errors?: FieldError[]; headers?: Record<string, string> };
+export type JobResult = { ok: true; value: TestOutcome | ImportChecked | ImportDocument[] | HistoryBatchOutcome | number[] | number | null } | { ok: false; status: number; detail: string; errors?: FieldError[]; headers?: Record<string, string> };
 
 const grouped = (n: number) => n.toLocaleString('en-US');
 
@@ -120,6 +123,7 @@ export function runJob(job: RuleJob): JobResult {
       return { ok: true, value: null };
     }
     if (job.kind === 'history') return { ok: true, value: matchHistoryBatch(job) };
+    if (job.kind === 'cover') return { ok: true, value: coveredEvents(job) };
     if (job.kind === 'exceptions') return { ok: true, value: checkExceptions(job.yaml, job.pattern, job.exceptions, job.changed) };
     if (job.kind === 'import') return { ok: true, value: checkImportDocument(job.yaml, job.pattern, job.deploy) };
     if (job.kind === 'split') return { ok: true, value: documentsFromYaml(job.text) };

@@ -185,7 +185,8 @@ export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 
 export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'history' }>): Promise<HistoryBatchOutcome>;
 export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'import' }>): Promise<ImportChecked>;
 export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'split' }>): Promise<ImportDocument[]>;
-export async function runRuleJob(ctx: AppContext, job: RuleJob): Promise<TestOutcome | ImportChecked | ImportDocument[] | HistoryBatchOutcome | number | null> {
+export async function runRuleJob(ctx: AppContext, job: Extract<RuleJob, { kind: 'cover' }>): Promise<number[]>;
+export async function runRuleJob(ctx: AppContext, job: RuleJob): Promise<TestOutcome | ImportChecked | ImportDocument[] | HistoryBatchOutcome | number[] | number | null> {
   const result = await ruleWorkersOf(ctx).run(job);
   if (!result.ok) throw new HttpError(result.status, result.detail, result.errors, result.headers);
   return result.value;

@@ -2,6 +2,7 @@
 // stored history (dry run over 1h/6h/1d/7d, scanned in bounded batches, each matched with the rule's
 // exceptions on a rule worker under the per-event work budget). Tests never create alerts.
 import { Type } from '@fastify/type-provider-typebox';
+import { wireValue } from '../http/exact-json.js';
 import { nestedTooDeep } from '../sigma/index.js';
 import type { App, AppContext } from '../http/context.js';
 import { HttpError, badRequest, notFound, unprocessable } from '../http/errors.js';
@@ -216,7 +217,7 @@ export function testingRoutes(app: App, ctx: AppContext): void {
           const outcome = await runRuleJob(ctx, { kind: 'history', yaml: rule.yaml_content, pattern, exceptions, events: part.map((e) => e.event) });
           matches += outcome.matched.length;
           exceptedCount += outcome.excepted.length;
-          for (const i of outcome.matched.slice(0, limit - samples.length)) samples.push({ ...part[i].event, timestamp: part[i].eventTime.toISOString() });
+          for (const i of outcome.matched.slice(0, limit - samples.length)) samples.push({ ...wireValue(part[i].event), timestamp: part[i].eventTime.toISOString() });
         }
         scanned += batch.length;
         if (scanned >= MAX_EVENTS_SCANNED) truncated = true;

@@ -84,6 +84,7 @@ const MATRIX: Record<string, Row> = {
   'POST /api/rules/{id}/rollback': 'analyst',
   'GET /api/rules/{id}/exceptions': 'signed-in',
   'POST /api/rules/{id}/exceptions': 'analyst',
+  'POST /api/rules/{id}/exceptions/preview': 'analyst',
   'PATCH /api/rules/{id}/exceptions/{eid}': 'analyst',
   'DELETE /api/rules/{id}/exceptions/{eid}': 'analyst',
   'GET /api/rules/{id}/suppression': 'signed-in',

@@ -65,6 +65,7 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /api/rules/{id}/rollback': 'rollbackRule',
   'GET /api/rules/{id}/exceptions': 'listRuleExceptions',
   'POST /api/rules/{id}/exceptions': 'createRuleException',
+  'POST /api/rules/{id}/exceptions/preview': 'previewRuleException',
   'PATCH /api/rules/{id}/exceptions/{eid}': 'updateRuleException',
   'DELETE /api/rules/{id}/exceptions/{eid}': 'deleteRuleException',
   'GET /api/rules/{id}/suppression': 'getRuleSuppression',

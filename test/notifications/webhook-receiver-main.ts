@@ -12,7 +12,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
 const { secret } = JSON.parse(process.env.WEBHOOK_RECEIVER ?? '{}') as { secret?: string };
-const received: { path: string; headers: Record<string, unknown>; body: unknown; signatureValid: boolean | null }[] = [];
+const received: { path: string; headers: Record<string, unknown>; body: unknown; raw: string; signatureValid: boolean | null }[] = [];
 let failNext = 0;
 let holding = false;
 const held = new Set<() => void>();
@@ -114,7 +114,7 @@ function accept(req: IncomingMessage, res: ServerResponse, url: URL, text: strin
   } catch {
     body = text;
   }
-  received.push({ path: url.pathname, headers: req.headers, body, signatureValid: valid });
+  received.push({ path: url.pathname, headers: req.headers, body, raw: text, signatureValid: valid });
   res.statusCode = valid === false ? 401 : 200;
   res.end(valid === false ? 'bad signature' : 'ok');
 }

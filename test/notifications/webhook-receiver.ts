@@ -7,6 +7,8 @@ export interface Received {
   path: string;
   headers: Record<string, string>;
   body: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** The body as sent (numbers with all their digits). */
+  raw: string;
   signatureValid: boolean | null;
 }
 

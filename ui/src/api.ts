@@ -1,5 +1,7 @@
 // The API client of the web UI: same-origin fetch with the session cookie (the token is never stored in
 // script-readable storage), the CSRF token sent on every write, and errors in the API's error model.
+import { parseExactJson } from './exact-json';
+
 export interface FieldError {
   field: string;
   message: string;
@@ -79,7 +81,8 @@ export async function request<T>(method: string, path: string, body?: unknown, o
   const text = await response.text();
   let data: unknown = undefined;
   try {
-    data = text ? JSON.parse(text) : undefined;
+    // Event numbers past a double's precision keep their digits (exact-json.ts).
+    data = text ? parseExactJson(text) : undefined;
   } catch {
     data = undefined;
   }

@@ -109,6 +109,23 @@ export interface RuleException {
   enabled: boolean;
   created_by: string;
   created_at: string;
+  expires_at: string | null;
+  expired: boolean;
+  hit_count: number;
+  last_hit_at: string | null;
+  /** On creation with close_matching: the open alerts closed. */
+  closed_alerts?: number;
+}
+
+/** What an exception would cover (POST /api/rules/{id}/exceptions/preview). */
+export interface ExceptionPreview {
+  open_alerts: number;
+  sample_alert_ids: string[];
+  open_alerts_scanned: number;
+  open_alerts_capped: boolean;
+  events_last_7_days: number;
+  events_scanned: number;
+  events_capped: boolean;
 }
 
 export interface TestResult {

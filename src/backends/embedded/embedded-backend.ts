@@ -169,7 +169,7 @@ export class EmbeddedBackend implements SearchBackend {
     const rows = await this.db.query<ChangeRow>(
       `SELECT percolator_index, s.id, query, deleted, seq,
               CASE WHEN deleted THEN NULL ELSE (
-                SELECT json_agg(json_build_object('field', e.field, 'operator', e.operator, 'value', e.value) ORDER BY e.created_at, e.id)
+                SELECT json_agg(json_build_object('id', e.id, 'field', e.field, 'operator', e.operator, 'value', e.value, 'expires_at', e.expires_at) ORDER BY e.created_at, e.id)
                   FROM rule_exceptions e WHERE e.rule_id = s.rule_id AND e.enabled) END AS exceptions
          FROM stored_queries s WHERE seq > $1 ORDER BY seq`,
       [this.lastSeq],

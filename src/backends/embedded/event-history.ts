@@ -4,6 +4,7 @@
 // per query by keyset pagination over (last_time, id), so a 7-day search reads each block once and
 // holds at most a few in memory. Retention drops blocks whose events are all past it and trims the ones it cuts through.
 import type { Database, Queryable } from '../../db/database.js';
+import { parseJson, stringifyJson } from '../../http/exact-json.js';
 import type { EventHistory, HistoryEvent, StoredEventInput } from '../backend.js';
 
 /** Most events in one block, and most characters of event JSON (a block is one value in one row). */
@@ -163,7 +164,7 @@ export class DatabaseEventHistory implements EventHistory {
 function eventsIn(block: BlockRow, since: number, until: number): HistoryEvent[] {
   const times = JSON.parse(block.times) as number[];
   const hashes = JSON.parse(block.hashes) as string[];
-  const events = JSON.parse(block.events) as Record<string, unknown>[];
+  const events = parseJson(block.events) as Record<string, unknown>[];
   const batch: HistoryEvent[] = [];
   for (let i = 0; i < events.length; i++) {
     if (times[i] > since && times[i] <= until) batch.push({ id: hashes[i], eventTime: new Date(times[i]), event: events[i] });
@@ -177,8 +178,9 @@ async function trim(tx: Queryable, patternId: string, block: BlockRow, cutoff: n
   const hashes = JSON.parse(block.hashes) as string[];
   const gone = hashes.filter((_, i) => times[i] < cutoff);
   if (gone.length === 0) return 0;
-  const events = JSON.parse(block.events) as unknown[];
-  const kept = times.flatMap((t, i) => (t >= cutoff ? [{ time: new Date(t), hash: hashes[i], json: JSON.stringify(events[i]) }] : []));
+  // Read and written back with their numbers as stored (exact-json.ts).
+  const events = parseJson(block.events) as unknown[];
+  const kept = times.flatMap((t, i) => (t >= cutoff ? [{ time: new Date(t), hash: hashes[i], json: stringifyJson(events[i]) }] : []));
   await rewriteBlock(tx, block.id, kept);
   await tx.query(`DELETE FROM event_hashes WHERE index_pattern_id = $1 AND event_hash = ANY($2::text[])`, [patternId, gone]);
   return gone.length;

@@ -38,13 +38,25 @@ export function overWorkBudget(set: RuleSet, stored: object, seen: object, jsonL
   );
 }
 
-/** The matches of an event the budget admits: `ids` matched it (or, unset, the set's own match), exceptions applied. */
-export function matchesOf(set: RuleSet, stored: object, seen: object, ids: string[] = set.match(seen)): RuleMatch[] {
+/** Matches suppressed, counted by the id of the exception that suppressed each. */
+export type ExceptionTally = Map<string, number>;
+
+/**
+ * The matches of an event the budget admits: `ids` matched it (or, unset, the set's own match),
+ * exceptions applied; each match an exception suppresses is counted in `tally` under its id.
+ */
+export function matchesOf(set: RuleSet, stored: object, seen: object, ids: string[] = set.match(seen), tally?: ExceptionTally): RuleMatch[] {
   const out: RuleMatch[] = [];
   for (const id of ids) {
     const detection = set.detection(id);
     if (!detection) continue;
-    if (detection.exceptions.cost > 0 && detection.exceptions.matches(stored)) continue;
+    if (detection.exceptions.cost > 0) {
+      const exception = detection.exceptions.matching(stored);
+      if (exception !== null) {
+        tally?.set(exception, (tally.get(exception) ?? 0) + 1);
+        continue;
+      }
+    }
     out.push({ id, matchedConditions: set.matchedConditions(id, seen) });
   }
   return out;

@@ -9,7 +9,7 @@ import type { BatchMatches, EventBatch, RuleMatch, StoredQuery } from '../backen
 import { shaperOfPattern } from '../../index-patterns/event-shape.js';
 import { compileExceptions, type ExceptionSpec } from '../../rules/exceptions/matcher.js';
 import { RuleSet } from './rule-set.js';
-import { matchesOf, overWorkBudget } from './event-matching.js';
+import { matchesOf, overWorkBudget, type ExceptionTally } from './event-matching.js';
 import { compileStoredQuery, type StoredQueryDocument } from './stored-query-compiler.js';
 
 /** One entry of the change log: a stored query written (`doc`, with its rule's enabled exceptions) or removed (`doc` null). */
@@ -115,26 +115,29 @@ export class LocalRules implements LiveRules {
 
   async match(index: string, batch: EventBatch): Promise<BatchMatches> {
     const shape = shaperOfPattern(batch);
-    return collect(batch.texts.map((text) => this.matchOne(index, text, shape)));
+    const tally: ExceptionTally = new Map();
+    return collect(batch.texts.map((text) => this.matchOne(index, text, shape, undefined, tally)), tally);
   }
 
   async explain(index: string, batch: EventBatch, hits: string[][]): Promise<BatchMatches> {
     const shape = shaperOfPattern(batch);
-    return collect(batch.texts.map((text, i) => this.matchOne(index, text, shape, hits[i])));
+    const tally: ExceptionTally = new Map();
+    return collect(batch.texts.map((text, i) => this.matchOne(index, text, shape, hits[i], tally)), tally);
   }
 
   /**
    * One event of a batch (its stored JSON text), under the per-event work budget: the rules that match
-   * it, or only those of `hits` (found by another matcher) that do, exceptions applied.
+   * it, or only those of `hits` (found by another matcher) that do, exceptions applied (the matches they
+   * suppress counted in `tally`).
    */
-  matchOne(index: string, text: string, shape: EventShaper | null, hits?: string[]): EventMatches {
+  matchOne(index: string, text: string, shape: EventShaper | null, hits?: string[], tally?: ExceptionTally): EventMatches {
     const set = this.sets.get(index);
     if (!set || set.size === 0) return [];
     const stored = JSON.parse(text) as Record<string, unknown>;
     const seen = shape ? shape(stored) : stored;
     const refused = overWorkBudget(set, stored, seen, text.length);
     if (refused !== undefined) return { refused };
-    return matchesOf(set, stored, seen, hits?.filter((id) => set.has(id)));
+    return matchesOf(set, stored, seen, hits?.filter((id) => set.has(id)), tally);
   }
 
   isLive(index: string, id: string): boolean {
@@ -149,9 +152,10 @@ export class LocalRules implements LiveRules {
   async close(): Promise<void> {}
 }
 
-/** A batch's matches from its events' outcomes, in order. */
-export function collect(outcomes: EventMatches[]): BatchMatches {
+/** A batch's matches from its events' outcomes, in order, with the matches its exceptions suppressed. */
+export function collect(outcomes: EventMatches[], tally?: ExceptionTally): BatchMatches {
   const result: BatchMatches = { hits: [], refused: [] };
+  if (tally && tally.size > 0) result.excepted = Object.fromEntries(tally);
   outcomes.forEach((outcome, index) => {
     if (Array.isArray(outcome)) result.hits.push(outcome);
     else {

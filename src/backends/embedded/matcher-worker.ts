@@ -10,6 +10,7 @@ import type { EventShaper } from '../../sigma/index.js';
 import type { EventBatch } from '../backend.js';
 import { shaperOfPattern } from '../../index-patterns/event-shape.js';
 import { collect, LocalRules, type EventMatches, type RuleChange } from './live-rules.js';
+import type { ExceptionTally } from './event-matching.js';
 
 export type MatcherJob =
   | { kind: 'apply'; changes: RuleChange[] }
@@ -27,6 +28,8 @@ interface Run {
   shape: EventShaper | null;
   hits?: string[][];
   outcomes: EventMatches[];
+  /** Matches the exceptions suppressed, by exception id. */
+  tally: ExceptionTally;
 }
 
 const rules = new LocalRules();
@@ -55,7 +58,7 @@ async function turns(): Promise<void> {
       try {
         do {
           const i = run.outcomes.length;
-          run.outcomes.push(rules.matchOne(run.index, run.texts[i], run.shape, run.hits?.[i]));
+          run.outcomes.push(rules.matchOne(run.index, run.texts[i], run.shape, run.hits?.[i], run.tally));
         } while (run.outcomes.length < run.texts.length && performance.now() < until);
       } catch (error) {
         failed = true;
@@ -63,7 +66,7 @@ async function turns(): Promise<void> {
       }
       if (failed || run.outcomes.length === run.texts.length) {
         queue.shift();
-        if (!failed) reply(run.id, collect(run.outcomes));
+        if (!failed) reply(run.id, collect(run.outcomes, run.tally));
       }
       if (queue.length > 0) turnOrder.push(index);
       else waiting.delete(index);
@@ -93,7 +96,7 @@ parentPort?.on('message', (message: MatcherRequest) => {
     );
     return;
   }
-  const run: Run = { id: message.id, index: message.index, texts: message.batch.texts, shape: null, hits: message.kind === 'explain' ? message.hits : undefined, outcomes: [] };
+  const run: Run = { id: message.id, index: message.index, texts: message.batch.texts, shape: null, hits: message.kind === 'explain' ? message.hits : undefined, outcomes: [], tally: new Map() };
   void applied.then(() => {
     try {
       run.shape = shaperOfPattern(message.batch);

@@ -20,6 +20,7 @@ import { sql as alertAssignee } from './018-alert-assignee.js';
 import { sql as alertEventTimeIndex } from './019-alert-event-time-index.js';
 import { sql as correlationState } from './020-correlation-state.js';
 import { sql as deliveryLeaseHolder } from './021-delivery-lease-holder.js';
+import { sql as exceptionExpiryHits } from './022-exception-expiry-hits.js';
 import { sql as eventBlockStartIndex } from './023-event-block-start-index.js';
 
 export interface Migration {
@@ -50,5 +51,6 @@ export const migrations: Migration[] = [
   { version: 19, name: 'alert event time index', sql: alertEventTimeIndex },
   { version: 20, name: 'correlation state', sql: correlationState },
   { version: 21, name: 'delivery lease holder', sql: deliveryLeaseHolder },
+  { version: 22, name: 'exception expiry and hits', sql: exceptionExpiryHits },
   { version: 23, name: 'event block start index', sql: eventBlockStartIndex },
 ];

@@ -7,6 +7,7 @@
 // action line refuses the request. More than MAX_INGEST_EVENTS actions refuse the request with 413 before any
 // event is stored.
 import { badRequest } from '../../http/errors.js';
+import { parseJson } from '../../http/exact-json.js';
 import { MAX_INGEST_EVENTS, tooManyEvents } from '../parse-body.js';
 
 export const ACTIONS = ['index', 'create', 'update', 'delete'] as const;
@@ -56,7 +57,8 @@ function documentProblem(line: string | null | undefined): string | Record<strin
   if (line === null) return 'the document is not valid UTF-8';
   let value: unknown;
   try {
-    value = JSON.parse(line);
+    // Numbers a double would change are remembered, so the event is stored as sent.
+    value = parseJson(line);
   } catch {
     return 'the document is not valid JSON';
   }

@@ -201,7 +201,8 @@ async function esScope(scope: App, ctx: AppContext): Promise<void> {
     actions.forEach((action, position) => {
       if (!action.event) return;
       // The index a shipper names is kept with the event, as a tag: it does not choose storage.
-      if (!('_index' in action.event)) action.event = { ...action.event, _index: action.index };
+      // Set on the parsed event itself (not a copy), which keeps its numbers' digits as sent (exact-json.ts).
+      if (!('_index' in action.event)) action.event._index = action.index;
       items.push({ index: position, event: action.event });
     });
     const outcome = items.length > 0 ? await ingestEvents(ctx, pattern, items) : { errors: [], warnings: [] };

@@ -3,7 +3,8 @@
 // comparison is case-insensitive; numbers and booleans compare by their text. An exception has a
 // matching cost in the units of a rule's (work per character of the value it reads): a regex its RE2
 // program size, any other operator 1 (one case-folding pass over the value); a rule's exceptions add
-// their cost to the rule's, under the same limit and the same per-event work budget.
+// their cost to the rule's, under the same limit and the same per-event work budget. An exception past
+// its expiry (`expires_at`) matches nothing from that instant on, wherever it is compiled.
 import { BlockList, isIP } from 'node:net';
 import { compileSafeRegex, makeAccessor } from '../../sigma/index.js';
 
@@ -14,6 +15,10 @@ export interface ExceptionSpec {
   field: string;
   operator: ExceptionOperator;
   value: string | string[];
+  /** The stored exception's id (set where matches are counted per exception). */
+  id?: string;
+  /** When the exception stops applying (ISO time); absent or null: never. */
+  expires_at?: string | null;
 }
 
 type Test = (text: string) => boolean;
@@ -21,6 +26,8 @@ type Test = (text: string) => boolean;
 /** A rule's enabled exceptions, compiled: whether one matches an event, and what checking them costs per character. */
 export interface ExceptionSet {
   matches(event: object): boolean;
+  /** The first exception (in the order given) matching the event: its id ('' when it has none), or null. */
+  matching(event: object): string | null;
   /** Matching cost per character of a value read (the sum over the exceptions). */
   cost: number;
 }
@@ -82,11 +89,18 @@ function compileTest(spec: ExceptionSpec): { test: Test; cost: number } {
   }
 }
 
-/** An exception's predicate on events, with its matching cost per character. */
+/** Whether an exception has expired at `now` (ms since the epoch). */
+export function isExpired(spec: Pick<ExceptionSpec, 'expires_at'>, now = Date.now()): boolean {
+  return spec.expires_at !== undefined && spec.expires_at !== null && Date.parse(spec.expires_at) <= now;
+}
+
+/** An exception's predicate on events (false once it has expired), with its matching cost per character. */
 export function compileException(spec: ExceptionSpec): { matches: (event: object) => boolean; cost: number } {
   const accessor = makeAccessor(spec.field);
   const { test, cost } = compileTest(spec);
+  const expiresAt = spec.expires_at ? Date.parse(spec.expires_at) : Number.POSITIVE_INFINITY;
   const matches = (event: object) =>
+    Date.now() < expiresAt &&
     accessor.each(event, (value) => {
       if (value === null || value === undefined || typeof value === 'object') return false;
       return test(String(value));
@@ -94,12 +108,17 @@ export function compileException(spec: ExceptionSpec): { matches: (event: object
   return { matches, cost };
 }
 
-const NONE: ExceptionSet = { matches: () => false, cost: 0 };
+const NONE: ExceptionSet = { matches: () => false, matching: () => null, cost: 0 };
 
 /** A rule's enabled exceptions as one set: it matches an event when any of them does. */
 export function compileExceptions(exceptions: ExceptionSpec[]): ExceptionSet {
   if (exceptions.length === 0) return NONE;
   const compiled = exceptions.map(compileException);
   const predicates = compiled.map((c) => c.matches);
-  return { matches: (event) => predicates.some((p) => p(event)), cost: compiled.reduce((sum, c) => sum + c.cost, 0) };
+  const ids = exceptions.map((e) => e.id ?? '');
+  const matching = (event: object): string | null => {
+    const i = predicates.findIndex((p) => p(event));
+    return i < 0 ? null : ids[i];
+  };
+  return { matches: (event) => predicates.some((p) => p(event)), matching, cost: compiled.reduce((sum, c) => sum + c.cost, 0) };
 }

@@ -2,11 +2,13 @@
 // matcher threads: a change reissues the rule's stored queries in the same transaction (live on this
 // instance when the answer is sent, on the others within a second), and the rule's matching cost with
 // its enabled exceptions is held to the rule's limit (checked with the value on a rule worker: 422).
+// An exception may expire (`expires_at`, in the future when set); one created with `close_matching`
+// closes the rule's open alerts it covers as false positives in the same request (close-covered.ts).
 import { Type } from '@fastify/type-provider-typebox';
 import type { App, AppContext } from '../../http/context.js';
-import { conflict, notFound } from '../../http/errors.js';
+import { conflict, notFound, unprocessable } from '../../http/errors.js';
 import { listResponseSchema, subListQuerySchema } from '../../http/lists.js';
-import { Empty, errorResponses, StringEnum, Timestamp, Uuid } from '../../http/schemas.js';
+import { Empty, errorResponses, Nullable, StringEnum, Uuid } from '../../http/schemas.js';
 import { recordAudit } from '../../audit/log.js';
 import { isUniqueViolation } from '../../db/constraint-errors.js';
 import { RULE_NOT_FOUND } from '../service.js';
@@ -16,7 +18,9 @@ import { runRuleJob } from '../rule-workers.js';
 import { findPatternById } from '../../index-patterns/store.js';
 import type { Queryable } from '../../db/database.js';
 import { EXCEPTION_OPERATORS, type ExceptionSpec } from './matcher.js';
-import { deleteException, enabledExceptionSpecs, findDuplicate, findException, insertException, listExceptions, pageExceptions, updateException, type ExceptionRow } from './store.js';
+import { deleteException, enabledExceptionSpecs, findDuplicate, findException, insertException, listExceptions, pageExceptions, specOf, updateException } from './store.js';
+import { CreatedExceptionSchema, ExceptionSchema, ExpiresAt, exceptionView as view, Field, newExceptionFields, Reason, Value } from './schemas.js';
+import { closeCovered } from './close-covered.js';
 
 const EXCEPTION_NOT_FOUND = 'Exception not found';
 
@@ -24,26 +28,13 @@ const EXCEPTION_NOT_FOUND = 'Exception not found';
 function duplicateAsConflict(error: unknown): never {
   throw isUniqueViolation(error) ? conflict('Exception already exists') : error;
 }
-const Value = Type.Union([Type.String({ minLength: 1, maxLength: 4096 }), Type.Array(Type.String({ maxLength: 4096 }), { minItems: 1, maxItems: 1000 })]);
-const Field = Type.String({ minLength: 1, maxLength: 256 });
+/** 422 naming `expires_at` when it is not in the future. */
+export function checkExpiry(expiresAt: string | null | undefined): void {
+  if (expiresAt !== undefined && expiresAt !== null && Date.parse(expiresAt) <= Date.now()) {
+    throw unprocessable('Invalid exception', [{ field: 'body.expires_at', message: 'must be in the future' }]);
+  }
+}
 
-const ExceptionSchema = Type.Object(
-  {
-    id: Uuid,
-    rule_id: Uuid,
-    field: Type.String(),
-    operator: StringEnum(EXCEPTION_OPERATORS),
-    value: Type.Union([Type.String(), Type.Array(Type.String())]),
-    reason: Type.String(),
-    enabled: Type.Boolean(),
-    created_by: Type.String(),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-  },
-  { description: 'A rule exception' },
-);
-
-const view = (row: ExceptionRow) => ({ ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() });
 const RuleParams = Type.Object({ id: Uuid });
 const ExceptionListQuery = subListQuerySchema(['created_at', 'updated_at', 'field', 'operator'], 'created_at', 'asc', {});
 // The exception id is checked in the handler, so a bad rule id answers "Rule not found" and a bad
@@ -110,26 +101,37 @@ export function exceptionRoutes(app: App, ctx: AppContext): void {
         summary: 'Add an exception: matching events raise no alert',
         params: RuleParams,
         body: Type.Object(
-          { field: Field, operator: StringEnum(EXCEPTION_OPERATORS), value: Value, reason: Type.Optional(Type.String({ maxLength: 2000 })), enabled: Type.Optional(Type.Boolean()) },
+          {
+            ...newExceptionFields,
+            close_matching: Type.Optional(
+              Type.Boolean({ description: "Also close the rule's open alerts the exception covers as false positives (new ones acknowledged first)" }),
+            ),
+          },
           { additionalProperties: false },
         ),
-        response: { 201: ExceptionSchema, ...errorResponses(400, 401, 403, 404, 409, 422, 503) },
+        response: {
+          201: CreatedExceptionSchema,
+          ...errorResponses(400, 401, 403, 404, 409, 422, 503),
+        },
       },
     },
     async (request, reply) => {
       const ruleId = request.params.id;
       const rule = await ruleMustExist(ruleId);
       const body = request.body;
+      checkExpiry(body.expires_at);
       const spec: ExceptionSpec = { field: body.field, operator: body.operator, value: body.value };
       await checkChange(rule, [...(await enabledExceptionSpecs(ctx.db, ruleId)), ...(body.enabled === false ? [] : [spec])], spec);
       if (await findDuplicate(ctx.db, ruleId, body)) throw conflict('Exception already exists');
       const actor = actorOf(request);
       const row = await changing(ruleId, async (tx) => {
-        const inserted = await insertException(tx, { ruleId, ...spec, reason: body.reason ?? '', enabled: body.enabled ?? true, createdBy: actor.username });
+        const inserted = await insertException(tx, { ruleId, ...spec, reason: body.reason ?? '', enabled: body.enabled ?? true, createdBy: actor.username, expiresAt: body.expires_at ?? null });
         await recordAudit(tx, { actor: actor.username, action: 'rule.exception_create', targetType: 'rule', targetId: ruleId, details: { exception_id: inserted.id, field: inserted.field, operator: inserted.operator }, ip: actor.ip });
         return inserted;
       }).catch(duplicateAsConflict);
-      return reply.code(201).send(view(row));
+      if (!body.close_matching) return reply.code(201).send(view(row));
+      const closed = await closeCovered(ctx, actor, ruleId, specOf(row));
+      return reply.code(201).send({ ...view(row), closed_alerts: closed });
     },
   );
 
@@ -143,7 +145,14 @@ export function exceptionRoutes(app: App, ctx: AppContext): void {
         summary: 'Change an exception',
         params: ExceptionParams,
         body: Type.Object(
-          { field: Type.Optional(Field), operator: Type.Optional(StringEnum(EXCEPTION_OPERATORS)), value: Type.Optional(Value), reason: Type.Optional(Type.String({ maxLength: 2000 })), enabled: Type.Optional(Type.Boolean()) },
+          {
+            field: Type.Optional(Field),
+            operator: Type.Optional(StringEnum(EXCEPTION_OPERATORS)),
+            value: Type.Optional(Value),
+            reason: Type.Optional(Reason),
+            enabled: Type.Optional(Type.Boolean()),
+            expires_at: Type.Optional(Nullable(ExpiresAt, { description: 'null: never expires' })),
+          },
           { additionalProperties: false, minProperties: 1 },
         ),
         response: { 200: ExceptionSchema, ...errorResponses(400, 401, 403, 404, 409, 422, 503) },
@@ -155,9 +164,10 @@ export function exceptionRoutes(app: App, ctx: AppContext): void {
       if (!UUID_RE.test(eid)) throw notFound(EXCEPTION_NOT_FOUND);
       const existing = await findException(ctx.db, ruleId, eid);
       if (!existing) throw notFound(EXCEPTION_NOT_FOUND);
+      checkExpiry(request.body.expires_at);
       const next: ExceptionSpec = { field: request.body.field ?? existing.field, operator: request.body.operator ?? existing.operator, value: request.body.value ?? existing.value };
       const enabled = request.body.enabled ?? existing.enabled;
-      const others = (await listExceptions(ctx.db, ruleId, true)).filter((e) => e.id !== eid).map(({ field, operator, value }) => ({ field, operator, value }));
+      const others = (await listExceptions(ctx.db, ruleId, true)).filter((e) => e.id !== eid).map(specOf);
       await checkChange(rule, enabled ? [...others, next] : others, next);
       if (await findDuplicate(ctx.db, ruleId, next, eid)) throw conflict('Exception already exists');
       const actor = actorOf(request);

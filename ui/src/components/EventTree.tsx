@@ -1,7 +1,9 @@
 // An event shown as a readable tree: nested objects and arrays fold open, the fields a rule matched on
 // are highlighted (by their paths in the stored event, the objects holding them opened), and each value
-// can start an exception for its field.
+// can start an exception for its field. Numbers show every digit they were sent with (an ExactNumber
+// when a double would change them).
 import { useState } from 'react';
+import { ExactNumber } from '../exact-json';
 
 export interface FieldPick {
   field: string;
@@ -17,12 +19,16 @@ interface Props {
   onPick?(pick: FieldPick): void;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof ExactNumber);
 
 function scalarText(value: unknown): string {
   if (typeof value === 'string') return value;
+  if (value instanceof ExactNumber) return value.digits;
   return JSON.stringify(value);
 }
+
+/** The class naming a value's type (for its colour). */
+const typeClass = (value: unknown) => (value === null ? 'null' : value instanceof ExactNumber ? 'number' : typeof value);
 
 function Node({ name, path, value, props, depth }: { name: string; path: string; value: unknown; props: Props; depth: number }) {
   const [open, setOpen] = useState(() => depth < 3 || [...props.highlighted].some((h) => h.startsWith(`${path}.`)));
@@ -46,7 +52,7 @@ function Node({ name, path, value, props, depth }: { name: string; path: string;
   }
   return (
     <li className={hit ? 'hit' : undefined} data-path={path}>
-      <span className="tree-key">{name}</span>: <span className={`tree-value t-${value === null ? 'null' : typeof value}`}>{scalarText(value)}</span>
+      <span className="tree-key">{name}</span>: <span className={`tree-value t-${typeClass(value)}`}>{scalarText(value)}</span>
       {hit && <span className="visually-hidden"> (matched)</span>}
       {props.onPick && (
         <button type="button" className="tiny secondary" onClick={() => props.onPick!({ field: path, value: scalarText(value) })}>

@@ -1,9 +1,15 @@
-// The rule's Exceptions tab: the exceptions of the rule, enabled or disabled, and deleted from here (they
-// are created from a field of an alert's event). Oldest first, 50 to a page.
+// The rule's Exceptions tab: the exceptions of the rule with their expiry and how many matches each
+// suppressed, enabled, disabled and deleted from here; added here (with a preview of what they cover)
+// or from a field of an alert's event. Oldest first, 50 to a page.
 import { useCallback, useEffect, useState } from 'react';
 import { api, errorText, type Page } from '../../api';
 import type { Rule, RuleException } from '../../types';
 import { ListPager } from '../../components/ListPager';
+import { formatTime, relativeTime } from '../../format';
+import { NewException } from './NewException';
+
+/** A date and time in a few characters (the list has many columns). */
+const shortTime = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 export function ExceptionsTab({ rule, canEdit }: { rule: Rule; canEdit: boolean }) {
   const [items, setItems] = useState<RuleException[]>([]);
@@ -41,8 +47,10 @@ export function ExceptionsTab({ rule, canEdit }: { rule: Rule; canEdit: boolean 
   return (
     <div>
       <h2>Exceptions</h2>
-      <p className="muted">Events matching an enabled exception raise no alert. Create them from a field of an alert's event.</p>
+      <p className="muted">Events matching an enabled exception raise no alert, until it expires. Add one below, or from a field of an alert's event.</p>
       {message && <p role="status">{message}</p>}
+      {canEdit && <NewException ruleId={rule.id} onCreated={load} />}
+      <div className="table-wrap">
       <table>
         <caption className="visually-hidden">Exceptions of this rule</caption>
         <thead>
@@ -52,6 +60,9 @@ export function ExceptionsTab({ rule, canEdit }: { rule: Rule; canEdit: boolean 
             <th scope="col">Value</th>
             <th scope="col">Reason</th>
             <th scope="col">By</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Hits</th>
+            <th scope="col">Last hit</th>
             {canEdit && <th scope="col">Actions</th>}
           </tr>
         </thead>
@@ -63,6 +74,17 @@ export function ExceptionsTab({ rule, canEdit }: { rule: Rule; canEdit: boolean 
               <td className="mono">{Array.isArray(e.value) ? e.value.join(', ') : e.value}</td>
               <td>{e.reason}</td>
               <td>{e.created_by}</td>
+              <td>
+                {e.expires_at ? shortTime(e.expires_at) : 'never'}
+                {e.expired && (
+                  <>
+                    {' '}
+                    <span className="badge">expired</span>
+                  </>
+                )}
+              </td>
+              <td className="num">{e.hit_count.toLocaleString()}</td>
+              <td>{e.last_hit_at ? <time dateTime={e.last_hit_at} title={formatTime(e.last_hit_at)}>{relativeTime(e.last_hit_at)}</time> : '—'}</td>
               {canEdit && (
                 <td>
                   <div className="button-row">
@@ -79,6 +101,7 @@ export function ExceptionsTab({ rule, canEdit }: { rule: Rule; canEdit: boolean 
           ))}
         </tbody>
       </table>
+      </div>
       {items.length === 0 && <p className="muted">No exceptions.</p>}
       {pages > 1 && (
         <ListPager page={page} pages={pages} label="Exception pages" onPage={setPage} />
