@@ -67,7 +67,9 @@ async function benchOne(kind: BenchDatabase, corpus: string): Promise<string[]> 
     const check = (ok: boolean) => (ok ? 'OK  ' : 'MISS');
     for (const step of steps) {
       const cpu0 = service.cpuMs();
-      const { result, ms, health } = await probed(service, () => service.ok('POST', '/api/alerts/bulk/status', step));
+      const { result: answer, ms, health } = await probed(service, () => service.requestLong('POST', '/api/alerts/bulk/status', step));
+      if (answer.status !== 200) throw new Error(`bulk change answered ${answer.status}: ${JSON.stringify(answer.data).slice(0, 500)}`);
+      const result = answer.data;
       const cpuMs = service.cpuMs() - cpu0;
       const slowest = health[health.length - 1] ?? NaN;
       out.push(
