@@ -9,7 +9,8 @@
 //   correlation-growth — one correlation's state over 10,000 groups fed by five requests of 50,000
 //              events: each request's time and health meanwhile (bench/correlation-growth.ts)
 //   history  — a 7-day historical rule test over 1,000,000 stored events, with /api/health latency meanwhile (bench/history.ts)
-//   alerts   — alert list and stats latencies over 1,000,000 alerts (bench/alerts.ts)
+//   alerts   — alert list, groups and stats latencies over 1,000,000 alerts (bench/alerts.ts)
+//   triage   — bulk status changes by filter over 100,000 alerts, with /api/health latency meanwhile (bench/triage.ts)
 //   notifications — ingest with the SigmaHQ rules and two channels (webhook, mail) against without, 10,000
 //              alerts delivered to a webhook, and the same throttled into digests (bench/notifications.ts)
 //   opensearch — percolation and ingest with the OpenSearch backend against the embedded one, when a node
@@ -20,7 +21,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SECTIONS = ['matcher', 'ingest', 'correlation', 'correlation-growth', 'notifications', 'history', 'alerts', 'opensearch'] as const;
+const SECTIONS = ['matcher', 'ingest', 'correlation', 'correlation-growth', 'notifications', 'history', 'alerts', 'triage', 'opensearch'] as const;
 const corpus = resolve(dirname(fileURLToPath(import.meta.url)), '../../shared/corpus');
 if (!existsSync(resolve(corpus, 'sigma-rules/rules'))) {
   console.error(`vigil bench: the SigmaHQ corpus is expected at ${corpus} (../shared/corpus beside the checkout)`);
@@ -41,5 +42,6 @@ for (const section of SECTIONS.filter((s) => wanted.includes(s))) {
   else if (section === 'notifications') await (await import('./notifications.js')).notificationsBench(corpus);
   else if (section === 'opensearch') await (await import('./opensearch.js')).openSearchBench(corpus);
   else if (section === 'history') await (await import('./history.js')).historyBench(corpus);
+  else if (section === 'triage') await (await import('./triage.js')).triageBench(corpus);
   else await (await import('./alerts.js')).alertsBench(corpus);
 }

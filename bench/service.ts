@@ -4,6 +4,7 @@
 // patterns, imports rules and sends events. The child's CPU time is read from /proc (Linux).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -160,6 +161,28 @@ export class BenchService {
       data = text;
     }
     return { status: response.status, data };
+  }
+
+  /**
+   * A request that may take longer than fetch waits for an answer's headers (5 minutes): sent with
+   * node:http, which waits as long as the server does. JSON in, JSON out.
+   */
+  async requestLong(method: string, path: string, body?: unknown): Promise<HttpAnswer> {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
+    if (method !== 'GET') headers['x-csrf-token'] = this.csrf;
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+    return new Promise((ok, fail) => {
+      const req = httpRequest(this.url + path, { method, headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => ok({ status: res.statusCode ?? 0, data: text ? JSON.parse(text) : undefined }));
+        res.on('error', fail);
+      });
+      req.on('error', fail);
+      req.end(payload);
+    });
   }
 
   async ok(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpAnswer['data']> {

@@ -1,6 +1,10 @@
 // A bulk change of every alert a filter matches (the list's filters): at most MAX_BULK_BY_FILTER alerts,
-// found once when the request starts, then changed BULK_CHUNK at a time, each chunk its own transaction
+// found once when the request starts, then changed a chunk at a time, each chunk its own transaction
 // with the event loop free between chunks, so other requests are answered while 100,000 alerts change.
+// Chunks are sized to take about CHUNK_BUDGET_MS (from MIN_CHUNK to BULK_CHUNK alerts): the embedded
+// database runs one statement at a time, so a chunk holds every other request, health checks included,
+// for as long as it takes, and each changed alert is written again into every index of the table (the
+// trigram search index makes that several milliseconds an alert there).
 // An alert the change does not apply to (a move the state machine refuses, or nothing to change: already
 // in the status and with the assignee) is skipped. The request is audited once (`alert.bulk_changed`,
 // with the filter, the change and the counts), not once per alert.
@@ -11,7 +15,14 @@ import { alertConditions, lockAlerts, matchingAlertIds, type AlertListQuery, typ
 import { admitted, applyChange, type Actor, type TriageChange } from './service.js';
 
 export const MAX_BULK_BY_FILTER = 100_000;
+/** The most alerts one chunk changes. */
 export const BULK_CHUNK = 1_000;
+const MIN_CHUNK = 20;
+const FIRST_CHUNK = 100;
+const CHUNK_BUDGET_MS = 250;
+
+/** The next chunk's size from the last one's: scaled toward the time budget, at most doubling. */
+const nextChunk = (size: number, ms: number) => Math.max(MIN_CHUNK, Math.min(BULK_CHUNK, size * 2, Math.round((size * CHUNK_BUDGET_MS) / Math.max(ms, 1))));
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -38,8 +49,11 @@ export async function bulkChangeIds(db: Database, actor: Actor, ids: string[], c
   let updated = 0;
   let skipped = 0;
   try {
-    for (let start = 0; start < ids.length; start += BULK_CHUNK) {
-      const chunk = ids.slice(start, start + BULK_CHUNK);
+    let size = FIRST_CHUNK;
+    for (let start = 0; start < ids.length; ) {
+      const chunk = ids.slice(start, start + size);
+      start += chunk.length;
+      const t0 = performance.now();
       await db.transaction(async (tx) => {
         const { allowed } = admitted(await lockAlerts(tx, chunk), change);
         const changing = allowed.filter((row) => alters(row, change));
@@ -48,6 +62,7 @@ export async function bulkChangeIds(db: Database, actor: Actor, ids: string[], c
         // Refused, unchanged, or deleted since the request started.
         skipped += chunk.length - changing.length;
       });
+      size = nextChunk(size, performance.now() - t0);
       await yieldToLoop();
     }
   } finally {
