@@ -19,6 +19,7 @@ import { claimDue, digestHeld, LEASE_SECONDS, sentBefore, type DeliveryRow } fro
 import { POST_TIMEOUT_MS } from './http-post.js';
 import type { Message, AlertMessage, DigestMessage } from './messages.js';
 import { OutcomeBook } from './outcome-book.js';
+import { closeMailPools } from './mail-pools.js';
 import { sendMessage } from './send.js';
 
 export const POLL_MS = 1000;
@@ -62,6 +63,7 @@ export class Dispatcher {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    closeMailPools();
   }
 
   private schedule(delayMs = POLL_MS): void {

@@ -1,14 +1,15 @@
 // Mail channels: one message per alert (or digest, or test) over SMTP with nodemailer, plain text and
-// HTML, within the same 10 s bound as every other delivery (a server that accepts the connection and
+// HTML, over connections kept open per server and login (mail-pools.ts), within the same 10 s bound as
+// every other delivery (a server that accepts the connection and
 // never greets, or stalls mid-conversation, is a failed attempt when the bound ends); the SMTP server's address is checked like
 // any other destination (destinations.ts). A 4xx reply from the server is worth another attempt, a
 // 5xx (a refused recipient, a refused login) is not.
 import { isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
-import nodemailer from 'nodemailer';
 import type { PostOutcome } from './http-post.js';
 import { POST_TIMEOUT_MS } from './http-post.js';
 import { isInternalAddress } from './destinations.js';
+import { pooledTransport } from './mail-pools.js';
 import { plainText, type Message } from './messages.js';
 
 export interface EmailConfig {
@@ -39,7 +40,7 @@ export async function sendEmail(config: EmailConfig, message: Message, deliveryI
   } catch (error) {
     return { ok: false, error: (error as Error).message, retryable: !(error as { refused?: boolean }).refused };
   }
-  const transport = nodemailer.createTransport({
+  const { transport, discard } = pooledTransport({
     host: address,
     port: config.port,
     secure: config.security === 'tls',
@@ -71,9 +72,10 @@ export async function sendEmail(config: EmailConfig, message: Message, deliveryI
     return { ok: true, error: null, retryable: false };
   } catch (error) {
     const code = (error as { responseCode?: number }).responseCode;
+    // No reply code: the connection failed or stalled (or the bound ended); it is not used again.
+    if (code === undefined) discard();
     return { ok: false, statusCode: code, error: (error as Error).message.slice(0, 500), retryable: code === undefined || code < 500 };
   } finally {
     clearTimeout(deadline);
-    transport.close();
   }
 }
