@@ -51,9 +51,12 @@ describeEachDatabase('a refused _bulk body is never read', (ctx) => {
     // On this machine under its present load: the slowest of a few health answers with nothing else running.
     const idle = await probeHealthDuring(base, () => new Promise((resolve) => setTimeout(resolve, 300)));
     const probe = await probeHealthDuring(base, () => refusedSenders(port, SENDERS));
+    // Every connection is closed by the server. A sender still writing when the server closes gets a
+    // reset from its own kernel, which may drop the 401 it had not read yet (TCP, not the server: the
+    // test above checks the answer of one sender); an answer that arrived is the 401.
     for (const refusal of probe.result) {
       assert.ok(refusal.closedByServer, 'the server kept a connection open');
-      assert.match(refusal.answer, /^HTTP\/1\.1 401 /);
+      if (refusal.answer !== '') assert.match(refusal.answer, /^HTTP\/1\.1 401 /);
     }
     const bound = Math.max(RESPONSIVE_BOUND_MS, 3 * idle.slowestHealthMs);
     assert.ok(probe.slowestHealthMs < bound, `the slowest health answer took ${probe.slowestHealthMs} ms (idle: ${idle.slowestHealthMs} ms)`);
