@@ -148,6 +148,9 @@ describe('rule editor: errors at their lines, unsaved text kept', { skip: missin
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(/Saved as version 2/).waitFor();
     await waitUntil(page, `document.getElementById('rule-yaml').value.includes('level: medium')`);
+    // The saved version becomes the editor's baseline when the page has taken the server's answer in.
+    const settled = Date.now() + 5_000;
+    while ((await unloadAsks()) && Date.now() < settled) await new Promise((r) => setTimeout(r, 100));
     assert.equal(await unloadAsks(), false, 'saved');
     await page.getByRole('link', { name: 'Alerts', exact: true }).click();
     await page.getByRole('heading', { name: 'Alerts' }).waitFor();
