@@ -243,6 +243,21 @@ export async function sendEvents(url: string, pattern: string, token: string, ev
 }
 
 /** The text as a regular expression that matches it literally. */
+/** What the console itself keeps in the browser: the theme and the queue position the detail page steps through. */
+const CONSOLE_STORAGE = ['vigil.theme', 'vigil.alert-list-position'];
+
+/**
+ * What the page keeps in localStorage and sessionStorage beyond the console's own preferences, and
+ * whether any stored value holds the given secret (a session cookie's value): both must stay empty.
+ */
+export async function foreignStorage(page: Page, secret?: string): Promise<{ keys: string[]; holdsSecret: boolean }> {
+  const entries = (await page.evaluate(`[localStorage, sessionStorage].flatMap((s) => Object.keys(s).map((k) => [k, s.getItem(k) ?? '']))`)) as [string, string][];
+  return {
+    keys: entries.map(([k]) => k).filter((k) => !CONSOLE_STORAGE.includes(k)),
+    holdsSecret: !!secret && entries.some(([k, v]) => k.includes(secret) || v.includes(secret)),
+  };
+}
+
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

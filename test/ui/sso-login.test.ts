@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { freePort } from '../cli/vigil-process.js';
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.js';
 import { ACCOUNTS, ssoEnv, VIGIL_CLIENT } from '../access/sso-fixtures.js';
-import { browserMissing, escapeRegExp, openConsole, type ConsoleSession } from './browser.js';
+import { browserMissing, escapeRegExp, foreignStorage, openConsole, type ConsoleSession } from './browser.js';
 
 const missing = browserMissing();
 
@@ -68,8 +68,7 @@ describe('web UI: single sign-on in a browser', { skip: missing ?? false }, () =
       undefined,
       'the sign-in state cookie is gone',
     );
-    assert.equal(await page.evaluate('sessionStorage.length'), 0);
-    assert.equal(await page.evaluate(`Object.keys(localStorage).filter((k) => k !== 'vigil.theme').length`), 0, 'nothing but the theme in storage');
+    assert.deepEqual(await foreignStorage(page, session.value), { keys: [], holdsSecret: false }, "nothing but the console's preferences in storage");
     await ui.checkPage('sso-02-signed-in');
   });
 
