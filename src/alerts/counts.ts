@@ -22,7 +22,7 @@ export async function foldAlertCounts(db: Queryable): Promise<void> {
   );
 }
 
-async function foldIfDue(db: Queryable): Promise<void> {
+export async function foldIfDue(db: Queryable): Promise<void> {
   const [{ deltas }] = await db.query<{ deltas: number }>(
     `SELECT count(*)::int AS deltas FROM (SELECT 1 FROM alert_counts WHERE delta LIMIT ${FOLD_AFTER + 1}) d`,
   );

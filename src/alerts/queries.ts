@@ -52,10 +52,10 @@ const ALERT_COLUMNS = `id, rule_id, rule_title, severity, level, status, tags, i
   (SELECT u.username FROM users u WHERE u.id = assignee) AS assignee_name`;
 
 /**
- * The text `search` looks in: rule title, entities and the stored event as JSON text. It must stay
- * exactly the expression of the trigram index `alerts_search_idx` (migration 7), or the index is not used.
+ * The alerts whose search text (rule title, entities and the stored event as JSON text, kept in
+ * alert_search with its trigram index, migration 24) satisfies the conditions on `s.text`.
  */
-const SEARCH_TEXT = `(rule_title || ' ' || coalesce(host, '') || ' ' || coalesce("user", '') || ' ' || coalesce(source_ip, '') || ' ' || event::text)`;
+const searched = (condition: string) => `id IN (SELECT s.alert_id FROM alert_search s WHERE ${condition})`;
 
 export const ALERT_SORT_FIELDS = ['created_at', 'updated_at', 'event_time', 'severity', 'status', 'rule_title', 'host', 'user', 'source_ip', 'risk_score'] as const;
 export type AlertSortField = (typeof ALERT_SORT_FIELDS)[number];
@@ -110,13 +110,12 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}
 function addSearch(where: Conditions, search: string): void {
   const inJson = JSON.stringify(search).slice(1, -1);
   if (inJson === search) {
-    where.add(`${SEARCH_TEXT} ILIKE ?`, likePattern(search));
+    where.add(searched('s.text ILIKE ?'), likePattern(search));
     return;
   }
   // eslint-disable-next-line no-control-regex
   const loose = `%${search.split(/["\\\u0000-\u001f]+/).map((part) => part.replace(/[\\%_]/g, (c) => `\\${c}`)).join('%')}%`;
-  where.add(`${SEARCH_TEXT} ILIKE ?`, loose);
-  where.add(`((${SEARCH_TEXT} || '') ILIKE ? OR (${SEARCH_TEXT} || '') ILIKE ?)`, likePattern(search), likePattern(inJson));
+  where.add(searched("s.text ILIKE ? AND ((s.text || '') ILIKE ? OR (s.text || '') ILIKE ?)"), loose, likePattern(search), likePattern(inJson));
 }
 
 export function alertConditions(q: AlertListQuery): Conditions {
@@ -141,7 +140,7 @@ export function alertConditions(q: AlertListQuery): Conditions {
 export const SEARCH_COUNT_LIMIT = 10_000;
 
 /** True when alert_counts can give the total: no filter beyond status, severity, rule and index pattern. */
-const countable = (q: AlertListQuery) =>
+export const countable = (q: AlertListQuery) =>
   !q.created_after && !q.created_before && !q.event_after && !q.event_before && !q.search && !q.host && !q.user && !q.source_ip && !q.assignee;
 
 async function countMatches(db: Queryable, where: Conditions): Promise<number> {
@@ -180,6 +179,14 @@ const pageOf = (q: AlertListQuery, items: AlertRow[], total: number, exact: bool
  * more matches than that, the term is common, and walking the sort order's index finds a page at once.
  */
 async function pageSearch(db: Queryable, q: AlertListQuery, where: Conditions, limit: number): Promise<AlertPage> {
+  const { matches, rows } = await collectedPage(db, q, where, limit);
+  if (matches <= limit) return pageOf(q, rows, matches, true);
+  const page = alertPageQuery(q, where);
+  return pageOf(q, await db.query<AlertRow>(page.sql, page.params), limit, false);
+}
+
+/** The matches (up to limit + 1, found by the filters' own indexes), counted and sorted for the page in one statement. */
+async function collectedPage(db: Queryable, q: AlertListQuery, where: Conditions, limit: number): Promise<{ matches: number; rows: AlertRow[] }> {
   const rows = await db.query<AlertRow & { total_matches: number }>(
     `WITH matches AS MATERIALIZED (SELECT ${ALERT_COLUMNS}, severity_rank, risk_score FROM alerts ${where.sql} LIMIT ${limit + 1})
      SELECT c.total_matches, p.* FROM (SELECT count(*)::int AS total_matches FROM matches) c
@@ -187,17 +194,37 @@ async function pageSearch(db: Queryable, q: AlertListQuery, where: Conditions, l
      ${pageTail({ ...q, page: 1 })}`,
     where.params,
   );
-  const matches = rows[0]?.total_matches ?? 0;
-  if (matches <= limit) return pageOf(q, rows.filter((r) => r.id !== null), matches, true);
-  const page = alertPageQuery(q, where);
-  return pageOf(q, await db.query<AlertRow>(page.sql, page.params), limit, false);
+  return { matches: rows[0]?.total_matches ?? 0, rows: rows.filter((r) => r.id !== null) };
+}
+
+/**
+ * At most this many alerts bounded by event time are collected and sorted for a page rather than found
+ * by walking the sort order's index: event time follows arrival, so the alerts an `event_before` keeps
+ * sit at the far end of the newest-first index, which the planner, expecting them spread evenly, walks.
+ */
+const EVENT_RANGE_COLLECT_LIMIT = 50_000;
+
+/**
+ * The number of alerts a (search-free) list matches: from alert_counts when its filters are among
+ * those kept there; unassigned alerts as that total less the assigned ones (counted through the
+ * partial index on assignee: a count of the unassigned would read every alert); else counted.
+ */
+async function totalOf(db: Queryable, q: AlertListQuery, where: Conditions): Promise<number> {
+  if (countable(q)) return countAlerts(db, where);
+  const { assignee, ...rest } = q;
+  if (assignee !== 'none' || !countable(rest)) return countMatches(db, where);
+  const assigned = alertConditions(rest).add('assignee IS NOT NULL');
+  return Math.max(0, (await countAlerts(db, alertConditions(rest))) - (await countMatches(db, assigned)));
 }
 
 /** One page of the list; `searchCountLimit` is where a search stops counting. */
 export async function pageAlerts(db: Queryable, q: AlertListQuery, searchCountLimit = SEARCH_COUNT_LIMIT): Promise<AlertPage> {
   const where = alertConditions(q);
   if (q.search) return pageSearch(db, q, where, searchCountLimit);
-  const total = countable(q) ? await countAlerts(db, where) : await countMatches(db, where);
+  const total = await totalOf(db, q, where);
+  if ((q.event_before || q.event_after) && q.sort_by !== 'event_time' && total <= EVENT_RANGE_COLLECT_LIMIT) {
+    return pageOf(q, (await collectedPage(db, q, where, EVENT_RANGE_COLLECT_LIMIT)).rows, total, true);
+  }
   const page = alertPageQuery(q, where);
   return pageOf(q, await db.query<AlertRow>(page.sql, page.params), total, true);
 }

@@ -52,7 +52,7 @@ describeEachDatabase('alert list query plans', (ctx) => {
     for (const search of ['needle', 'C:\\Tools\\x.exe']) {
       const where = alertConditions({ page: 1, page_size: 20, search });
       const text = await plan(`SELECT count(*) FROM alerts ${where.sql}`, where.params);
-      assert.match(text, /alerts_search_idx/, `${search}:\n${text}`);
+      assert.match(text, /alert_search_text_idx/, `${search}:\n${text}`);
     }
   });
 });
