@@ -2,6 +2,7 @@
 // the alert change log), how old the oldest open alert is, who holds the open alerts, and how often
 // each rule's closed alerts (raised in the last 30 days) turned out false positives.
 import type { Queryable } from '../db/database.js';
+import { foldIfDue } from '../alerts/counts.js';
 
 export const SHIFT_DAYS = 7;
 export const PRECISION_DAYS = 30;
@@ -24,12 +25,20 @@ export async function shiftFigures(db: Queryable): Promise<ShiftFigures> {
          WHERE c.changed_at > now() - interval '${SHIFT_DAYS} days' AND c.kind = 'updated' AND c.status = 'acknowledged') AS ack,
        (SELECT avg(extract(epoch FROM c.changed_at - a.created_at)) FROM alert_changes c JOIN alerts a ON a.id = c.alert_id
          WHERE c.changed_at > now() - interval '${SHIFT_DAYS} days' AND c.kind = 'updated' AND c.status IN ('resolved', 'false_positive')) AS close,
-       (SELECT extract(epoch FROM now() - min(created_at)) FROM alerts WHERE status IN ('new', 'acknowledged')) AS oldest`,
+       extract(epoch FROM now() - least((SELECT min(created_at) FROM alerts WHERE status = 'new'),
+                                         (SELECT min(created_at) FROM alerts WHERE status = 'acknowledged'))) AS oldest`,
   );
+  // The assigned open alerts are counted through the partial index on assignee; the unassigned are
+  // the open total (alert_counts) less those, rather than a count over every open alert.
+  await foldIfDue(db);
   const owners = await db.query<{ assignee: string | null; assignee_name: string | null; count: number }>(
-    `SELECT o.assignee, u.username AS assignee_name, o.count
-       FROM (SELECT assignee, count(*)::int AS count FROM alerts WHERE status IN ('new', 'acknowledged') GROUP BY assignee) o
+    `WITH assigned AS (SELECT assignee, count(*)::int AS count FROM alerts WHERE assignee IS NOT NULL AND status IN ('new', 'acknowledged') GROUP BY assignee),
+          unassigned AS (SELECT NULL::uuid AS assignee,
+                                ((SELECT coalesce(sum(n), 0) FROM alert_counts WHERE status IN ('new', 'acknowledged')) - (SELECT coalesce(sum(count), 0) FROM assigned))::int AS count)
+     SELECT o.assignee, u.username AS assignee_name, o.count
+       FROM (SELECT * FROM assigned UNION ALL SELECT * FROM unassigned) o
        LEFT JOIN users u ON u.id = o.assignee
+      WHERE o.count > 0
       ORDER BY o.count DESC, u.username NULLS FIRST`,
   );
   const precision = await db.query<{ rule_id: string; rule_title: string; closed: number; false_positives: number }>(
