@@ -112,6 +112,8 @@ export interface StoredEventInput {
   time: Date;
   hash: string;
   json: string;
+  /** The event parsed, when the caller has it (a backend that reads fields of the event uses it rather than parse `json` again). */
+  event?: Record<string, unknown>;
 }
 
 /** Event history kept per index pattern (the embedded backend keeps it in the database). */

@@ -235,8 +235,8 @@ for (const { kind, matching } of CASES) {
       const events = Array.from({ length: 12 }, (_, i) => ({ '@timestamp': new Date(now - i * 60_000).toISOString(), Action: i % 3 === 0 ? 'history-probe' : 'other', i }));
       assert.equal((await ingest(service, hist, events)).statusCode, 200);
       assert.equal((await ingest(service, hist, events)).statusCode, 200);
-      await openSearch('POST', `/${indices.prefix}svc-events-hist/_refresh`);
-      const count = await openSearch<Json>('POST', `/${indices.prefix}svc-events-hist/_count`, { query: { range: { event_time: { gte: new Date(now - 3_600_000).toISOString() } } } });
+      await openSearch('POST', `/${indices.prefix}svc-events-hist*/_refresh`);
+      const count = await openSearch<Json>('POST', `/${indices.prefix}svc-events-hist*/_count`, { query: { range: { event_time: { gte: new Date(now - 3_600_000).toISOString() } } } });
       assert.equal(count.body.count, 12);
       const historical = await admin.post(`/api/rules/${rule.id}/test/historical`, { time_range: '1h', limit: 10 });
       assert.equal(historical.statusCode, 200, historical.body);
@@ -251,7 +251,7 @@ for (const { kind, matching } of CASES) {
       assert.equal((await ingest(service, gone, [{ '@timestamp': new Date().toISOString(), a: 1 }, { '@timestamp': new Date().toISOString(), a: 2 }])).statusCode, 200);
       const deleted = await admin.delete(`/api/index_patterns/${gone.id}`);
       assert.equal(deleted.statusCode, 204, deleted.body);
-      const left = await openSearch<Json>('GET', `/${indices.prefix}svc-events-gone/_count`);
+      const left = await openSearch<Json>('GET', `/${indices.prefix}svc-events-gone*/_count`);
       assert.equal(left.body.count, 0);
       const again = await createPattern(admin, { name: 'gone' });
       const rule = await createRule(admin, { yaml_content: equalsRule('Gone again', 'a', '3'), index_pattern: 'gone' });
@@ -268,8 +268,8 @@ for (const { kind, matching } of CASES) {
       assert.equal((await ingest(service, kept, [{ '@timestamp': old, a: 'old' }, { '@timestamp': recent, a: 'new' }])).statusCode, 200);
       const removed = await purgeExpiredEvents(service.db, service.context.history);
       assert.ok(removed >= 1, `${removed} removed`);
-      await openSearch('POST', `/${indices.prefix}svc-events-kept/_refresh`);
-      const left = await openSearch<Json>('GET', `/${indices.prefix}svc-events-kept/_count`);
+      await openSearch('POST', `/${indices.prefix}svc-events-kept*/_refresh`);
+      const left = await openSearch<Json>('GET', `/${indices.prefix}svc-events-kept*/_count`);
       assert.equal(left.body.count, 1);
     });
 
@@ -377,8 +377,8 @@ describe('OpenSearch backend losing the cluster mid-run', { skip: missing ?? fal
     assert.equal(retried.statusCode, 200, retried.body);
     assert.equal(retried.data.alerts_created, 1);
     assert.equal(await countRows(service, 'alerts WHERE rule_id = $1', [rule.id]), 2);
-    await openSearch('POST', `/${indices.prefix}svc-events-win/_refresh`);
-    const stored = await openSearch<Json>('GET', `/${indices.prefix}svc-events-win/_count`);
+    await openSearch('POST', `/${indices.prefix}svc-events-win*/_refresh`);
+    const stored = await openSearch<Json>('GET', `/${indices.prefix}svc-events-win*/_count`);
     assert.equal(stored.body.count, 2);
   });
 });
