@@ -29,7 +29,7 @@ describe('OpenSearch node restarted during ingest', { skip: missing ?? false }, 
     await node?.destroy();
   });
 
-  test('no acknowledged event is lost; requests while the node is down answer 503', async () => {
+  test('no acknowledged event is lost; requests while the node is down answer 503', async (t) => {
     const acknowledged: Record<string, unknown>[] = [];
     const whileDown: number[] = [];
     const phase = { state: 'before' as 'before' | 'killing' | 'down' | 'restarting' | 'after' };
@@ -86,6 +86,7 @@ describe('OpenSearch node restarted during ingest', { skip: missing ?? false }, 
       });
       for (const hit of ((await res.json()) as Json).hits.hits as Json[]) found.add(hit._id as string);
     }
+    t.diagnostic(`${batch} requests of 25 events, ${acknowledged.length} events acknowledged, ${whileDown.length} requests while the node was down, ${count.count} events on the cluster`);
     const lost = hashes.filter((h) => !found.has(h));
     assert.deepEqual(lost, [], `${lost.length} of ${hashes.length} acknowledged events are not on the cluster`);
   });
