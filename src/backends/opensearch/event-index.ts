@@ -4,16 +4,17 @@
 // with one `_bulk` and counts as stored only once the cluster acknowledged every document (each write
 // is in the node's translog, fsynced, before it answers); a re-delivered event is kept once, in
 // whichever day it first came. Scans go newest first in bounded pages (search_after) over the whole
-// family; retention deletes whole days (DELETE index), and by query only events whose own time is past
+// family; an alert's process tree reads its host's events by the indexed entity (host-events.ts); retention deletes whole days (DELETE index), and by query only events whose own time is past
 // retention in days still kept.
 import type { Client } from '@opensearch-project/opensearch';
 import type { Database, Queryable } from '../../db/database.js';
 import { eventEntities } from '../../ingest/detection.js';
 import type { IndexPatternRow } from '../../index-patterns/store.js';
-import { BackendUnavailableError, type EventHistory, type HistoryEvent, type StoredEventInput } from '../backend.js';
+import { BackendUnavailableError, type EventHistory, type HistoryEvent, type ProcessStarts, type StoredEventInput } from '../backend.js';
 import { ClusterError, send, statusOf } from './client.js';
 import { DAY_MS, dailyIndexName, dayOfIndex, eventIndexName, familyFilter } from './event-days.js';
 import { EVENT_INDEX_BODY, putEventProperties, putEventTemplate } from './event-mapping.js';
+import { processStartsOnHost } from './host-events.js';
 
 const PAGE = 500;
 /** After midnight (UTC), how long writes may still land in the previous day's index (in-flight requests, clocks of other instances). */
@@ -196,6 +197,17 @@ export class OpenSearchEventHistory implements EventHistory {
       if (keepGoing === false || hits.length < PAGE) return;
       after = hits[hits.length - 1].sort;
     }
+  }
+
+  async processStarts(patternId: string, around: Date, host: string, windowMs: number): Promise<ProcessStarts> {
+    const pattern = await this.patternOf(this.db, patternId);
+    const none: ProcessStarts = { events: [], scanned: 0, truncated: false };
+    if (!pattern) return none;
+    const family = this.familyOf(pattern.name);
+    const members = await this.listMembers(family);
+    if (members.length === 0) return none;
+    await this.refreshRecent(family);
+    return processStartsOnHost(this.client, family, members, around, host, windowMs);
   }
 
   /**
