@@ -1,8 +1,9 @@
 // The process ancestry of an alert (GET /api/alerts/{id}/process_tree): its event's process, read through
 // its pattern's preset, placed among the process starts of the same host within a day either side
-// (process-tree-store.ts), built into a bounded tree (process-tree.ts). Where the events of other
-// processes cannot be read (OpenSearch keeps them; the alert has no host), the tree holds what the
-// alert's own event says (its process and the parent it names) and `unavailable_reason` says why.
+// (process-tree-store.ts; on OpenSearch, the history's processStarts, by the indexed host), built into
+// a bounded tree (process-tree.ts). Where the events of other processes cannot be read (the pattern is
+// gone, the alert has no host), the tree holds what the alert's own event says (its process and the
+// parent it names) and `unavailable_reason` says why.
 import type { AppContext } from '../http/context.js';
 import { effectiveEntityFields } from '../index-patterns/entity-fields.js';
 import { shaperOfPattern } from '../index-patterns/event-shape.js';
@@ -30,13 +31,16 @@ export async function processAncestry(ctx: AppContext, alert: AlertDetailRow): P
   const alone = (reason: string): ProcessAncestry => ({ ...buildProcessTree(self, []), window, scanned_events: 0, unavailable_reason: reason });
 
   if (self.record.guid === null && self.record.pid === null) return alone("The alert's event names no process (no process id or GUID).");
-  if (ctx.backend.kind !== 'embedded') return alone("The events are kept by the OpenSearch backend; process ancestry is built from the events the embedded backend stores, so only what the alert's own event says is shown.");
+  if (ctx.backend.kind !== 'embedded' && !ctx.history.processStarts) return alone("The events are kept by the search backend, which cannot look them up by host; only what the alert's own event says is shown.");
   if (!pattern) return alone("The alert's index pattern was deleted with its events; only what the alert's own event says is shown.");
   if (!alert.host) return alone('The alert has no host, so the process events of its machine cannot be told from others; only what its own event says is shown.');
 
   const hostFields = effectiveEntityFields(pattern.entity_fields).host.map(makeAccessor);
   const onHost = (event: object): boolean => hostFields.some((field) => field.each(event, (v) => v === alert.host));
-  const candidates = await processStartCandidates(ctx.db, pattern.id, alert.event_time, alert.host);
+  // Events kept outside the database are looked up by the backend (on OpenSearch, by the indexed host).
+  const candidates = ctx.history.processStarts
+    ? await ctx.history.processStarts(pattern.id, alert.event_time, alert.host, WINDOW_SECONDS * 1000)
+    : await processStartCandidates(ctx.db, pattern.id, alert.event_time, alert.host);
   const events: ProcessEvent[] = [];
   for (const candidate of candidates.events) {
     let stored: Record<string, unknown>;

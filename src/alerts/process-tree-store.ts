@@ -31,7 +31,7 @@ export interface Candidates {
 }
 
 /** Text that marks a process start in any shape: Sysmon's ParentProcessGuid/Id, 4688's NewProcessId, ECS process.parent. */
-const START_MARKS = ['ParentProcess', 'NewProcessId', '"parent"', '.parent.'];
+export const START_MARKS = ['ParentProcess', 'NewProcessId', '"parent"', '.parent.'];
 
 export async function processStartCandidates(db: Database, patternId: string, around: Date, host: string): Promise<Candidates> {
   const from = new Date(around.getTime() - WINDOW_SECONDS * 1000);

@@ -112,6 +112,17 @@ export interface StoredEventInput {
   time: Date;
   hash: string;
   json: string;
+  /** The event parsed, when the caller has it (a backend that reads fields of the event uses it rather than parse `json` again). */
+  event?: Record<string, unknown>;
+}
+
+/** Stored events that may start a process on a host, for an alert's process tree (bounded, nearest its time first). */
+export interface ProcessStarts {
+  events: { hash: string; time: Date; json: string }[];
+  /** Events read to find them. */
+  scanned: number;
+  /** A bound left events of the window unread. */
+  truncated: boolean;
 }
 
 /** Event history kept per index pattern (the embedded backend keeps it in the database). */
@@ -134,4 +145,10 @@ export interface EventHistory {
    * rows go with the pattern). Throws BackendUnavailableError when that cannot be done.
    */
   dropPattern?(patternName: string): Promise<void>;
+  /**
+   * The pattern's stored events whose host entity is `host`, with their time within `windowMs` of
+   * `around`, that look like process starts: for a history kept outside the database (the embedded
+   * backend's are read from it directly by the process tree).
+   */
+  processStarts?(patternId: string, around: Date, host: string, windowMs: number): Promise<ProcessStarts>;
 }

@@ -39,7 +39,7 @@ export async function matchedRules(db: Queryable, ids: string[]): Promise<Map<st
 type EntityAccessors = Record<keyof EntityFields, Accessor[]>;
 const accessorCache = new Map<string, EntityAccessors>();
 
-function entityAccessors(pattern: IndexPatternRow): EntityAccessors {
+function entityAccessors(pattern: Pick<IndexPatternRow, 'entity_fields'>): EntityAccessors {
   const fields = effectiveEntityFields(pattern.entity_fields);
   const key = JSON.stringify(fields);
   let accessors = accessorCache.get(key);
@@ -78,6 +78,17 @@ function entitiesOf(accessors: EntityAccessors, event: object): AlertEntities {
   if (user !== undefined) entities.user = user;
   if (host !== undefined) entities.host = host;
   return entities;
+}
+
+/**
+ * The entities of an event of `pattern` as its alerts would name them: read from the event as the
+ * pattern's preset shapes it, then, for an entity not found there, from the event as stored.
+ */
+export function eventEntities(pattern: Pick<IndexPatternRow, 'entity_fields' | 'preset'>, event: Record<string, unknown>): AlertEntities {
+  const accessors = entityAccessors(pattern);
+  const shape = shaperOfPattern(pattern);
+  const shaped = shape ? entitiesOf(accessors, shape(event)) : {};
+  return shape ? { ...entitiesOf(accessors, event), ...shaped } : entitiesOf(accessors, event);
 }
 
 /** The alerts a batch raises, and for each the event as the rules saw it (the pattern's preset applied). */

@@ -57,7 +57,7 @@ export interface TestIndices {
   prefix: string;
   /** The name of this run's index `suffix`. */
   name(suffix: string): string;
-  /** Deletes every index of this run. */
+  /** Deletes every index and index template of this run. */
   deleteAll(): Promise<void>;
 }
 
@@ -70,6 +70,8 @@ export function testIndices(): TestIndices {
     async deleteAll() {
       const answer = await openSearch('DELETE', `/${encodeURIComponent(prefix)}*?expand_wildcards=all`);
       if (answer.status !== 200) throw new Error(`deleting ${prefix}* failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+      const templates = await openSearch('DELETE', `/_index_template/${encodeURIComponent(prefix)}*`);
+      if (templates.status !== 200 && templates.status !== 404) throw new Error(`deleting the templates ${prefix}* failed: ${templates.status} ${JSON.stringify(templates.body)}`);
     },
   };
 }
