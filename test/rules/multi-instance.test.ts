@@ -1,7 +1,8 @@
 // Two service instances on one PostgreSQL database: a deploy, redeploy or undeploy on instance A is live
 // on instance B within a second (B's backend percolates with A's stored queries, and events ingested
 // on B raise alerts for it); both report the same rule-set revision in `/api/health?details=true`
-// once B has applied A's change. PostgreSQL only.
+// once B has applied A's change; the same batch sent to both at once is stored once and raises each
+// alert once. PostgreSQL only.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeTwoInstances, within } from '../helpers/instances.js';
@@ -92,5 +93,30 @@ describeTwoInstances('multi-instance deploys', (instances) => {
     assert.equal((await adminA.post(`/api/rules/${rule.id}/undeploy`)).statusCode, 200);
     const stopped = await within(1000, async () => (await ingest(instances.b, pattern, [{ Image: 'across.exe', n: n++ }])).data.alerts_created === 0);
     assert.notEqual(stopped, null, 'B still raises alerts a second after the undeploy on A');
+  });
+
+  test('the same batch sent to A and to B at once stores each event once and raises each alert once', async () => {
+    const rule = await createRule(adminA, { yaml_content: equalsRule('Sent twice at once', 'Image', 'twice.exe'), index_pattern: 'shared', deploy: true });
+    assert.notEqual(await within(2000, () => liveOnB({ Image: 'twice.exe' }, rule.id)), null);
+    const stored = async (round: number) =>
+      (
+        await instances.a.db.query<{ keys: number; events: number; alerts: number }>(
+          `SELECT (SELECT count(*)::int FROM event_hashes WHERE index_pattern_id = $1) AS keys,
+                  (SELECT coalesce(sum(event_count), 0)::int FROM event_blocks WHERE index_pattern_id = $1) AS events,
+                  (SELECT count(*)::int FROM alerts WHERE rule_id = $2 AND (event->>'round')::int = $3) AS alerts`,
+          [pattern.id, rule.id, round],
+        )
+      )[0];
+    for (let round = 0; round < 3; round++) {
+      const before = await stored(round);
+      const batch = Array.from({ length: 300 }, (_, i) => ({ Image: i % 10 === 0 ? 'twice.exe' : 'other.exe', round, i }));
+      const [onA, onB] = await Promise.all([ingest(instances.a, pattern, batch), ingest(instances.b, pattern, batch)]);
+      assert.equal(onA.statusCode, 200, onA.body);
+      assert.equal(onB.statusCode, 200, onB.body);
+      // Between them the two answers raised each alert once.
+      assert.equal(onA.data.alerts_created + onB.data.alerts_created, 30, `round ${round}: ${onA.body} ${onB.body}`);
+      const after = await stored(round);
+      assert.deepEqual({ keys: after.keys - before.keys, events: after.events - before.events, alerts: after.alerts }, { keys: 300, events: 300, alerts: 30 }, `round ${round}`);
+    }
   });
 });
