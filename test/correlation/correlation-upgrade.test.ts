@@ -2,16 +2,24 @@
 // continued after the upgrade: the first chunk that feeds the correlation restores the whole state,
 // fires what it completes, and saves it in parts (a head row, a row per window, a row per waiting
 // match); later chunks continue from the parts. With a lateness, the matches that were waiting for it
-// are evaluated once the clock passes them.
+// are evaluated once the clock passes them. The whole state written here is of version 1 (one event
+// clock per correlation): it is upgraded to clocks per group.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Service } from '../../src/server.js';
-import { compileCorrelations, feed, newState, parseRule, serialize, settle } from '../../src/sigma/index.js';
+import { compileCorrelations, feed, newState, parseRule, settle, type EngineState } from '../../src/sigma/index.js';
 import { describeEachDatabase, type Client } from '../helpers/service.js';
 import { setUpTeam } from '../rules/fixtures.js';
 import { alertsOf, at, correlation, detection, event, scenario, send, T0 } from './scenario.js';
 
 const failed = (seconds: number, User: string) => event(seconds, { EventID: 4625, User });
+
+/** A state as the engine saved it before clocks per group (version 1): one clock, one floor. */
+function asVersion1(state: EngineState): string {
+  const { clocks, version: _version, ...rest } = state;
+  const floors = Object.values(clocks).flatMap((c) => (c.floor === null ? [] : [c.floor]));
+  return JSON.stringify({ ...rest, version: 1, floor: floors.length > 0 ? Math.max(...floors) : null, pending: state.pending.map(({ k: _k, m: _m, a: _a, ...p }) => p) });
+}
 
 /** Writes the correlation's state as the service wrote it before migration 20: the engine's whole state, fed these matches. */
 async function writeWholeState(service: Service, correlationId: string, latenessMs: number, matches: { seconds: number; user: string; id: string }[]): Promise<void> {
@@ -22,7 +30,7 @@ async function writeWholeState(service: Service, correlationId: string, lateness
   const state = newState(set);
   for (const m of matches) assert.deepEqual(feed(set, state, { ruleRef: ['up_failed'], eventId: m.id, time: T0 + m.seconds * 1000, fields: { User: m.user } }).firings, []);
   assert.deepEqual(settle(set, state).firings, []);
-  await service.db.query('UPDATE correlation_states SET fingerprint = $2, revision = 7, state = $3 WHERE rule_id = $1', [correlationId, set.fingerprint, serialize(state)]);
+  await service.db.query('UPDATE correlation_states SET fingerprint = $2, revision = 7, state = $3 WHERE rule_id = $1', [correlationId, set.fingerprint, asVersion1(state)]);
   await service.db.query('DELETE FROM correlation_windows WHERE rule_id = $1', [correlationId]);
 }
 
@@ -57,7 +65,7 @@ describeEachDatabase('correlation windows saved whole before the upgrade', (ctx)
     assert.deepEqual(alice.correlation.event_ids.slice(0, 2), ['before-1', 'before-3']);
     // Saved in parts: a head (its revision continued), bob's window (alice's fired and is gone).
     const after = await parts(ctx.service, correlationId);
-    assert.equal(after.head.version, 2);
+    assert.equal(after.head.version, 3);
     assert.equal(after.head.waiting, 0);
     assert.deepEqual(after.windows, ['["bob"]']);
     const [{ revision }] = await ctx.service.db.query<{ revision: string }>('SELECT revision FROM correlation_states WHERE rule_id = $1', [correlationId]);
@@ -94,8 +102,8 @@ describeEachDatabase(
       assert.equal(now.waiting, 3);
       assert.equal(now.head.waiting, 3);
       assert.deepEqual(now.windows, []);
-      // The clock passes them: all three are evaluated, in time order, and fire.
-      assert.equal((await send(ctx.service, pattern, [failed(200, 'erin')])).data.alerts_created, 1);
+      // Their group's clock passes them: all three are evaluated, in time order, and fire.
+      assert.equal((await send(ctx.service, pattern, [failed(200, 'dave')])).data.alerts_created, 1);
       const [dave] = await alertsOf(ctx.service, correlationId);
       assert.deepEqual(dave.correlation.group, { User: 'dave' });
       assert.equal(dave.correlation.window_start, at(0));

@@ -113,7 +113,7 @@ export function headText(head: StateHead): string {
 
 /** Whether the text is a head (version 2 or 3) rather than a whole state (state-io.ts). */
 export function isHeadText(text: string): boolean {
-  return text.startsWith('{"version":2,') || text.startsWith('{"version":3,');
+  return (text.startsWith('{"version":2,') || text.startsWith('{"version":3,')) && !text.includes('"pending":[');
 }
 
 export function parseHead(text: string): StateHead {
