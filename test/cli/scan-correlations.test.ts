@@ -169,7 +169,7 @@ test('hosts interleaved out of time order give the firings of the sorted file (e
     // Event numbers as positions in the interleaved file, so both runs compare.
     return lines(r.stdout)
       .filter((l) => 'correlation_title' in l)
-      .map((f) => ({ ...f, events: (f.events as number[]).map((n) => numbers[n]) }))
+      .map((f): Line => ({ ...f, events: (f.events as number[]).map((n) => numbers[n]) }))
       .sort((a, b) => `${String(a.window_end)} ${JSON.stringify(a.group)}`.localeCompare(`${String(b.window_end)} ${JSON.stringify(b.group)}`));
   };
   const got = await firingsOf('interleaved.ndjson', interleaved, interleaved.map((_, i) => i));
