@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { advance, clockIdOf, compileCorrelations, feed, flush, generatesAlerts, newState, parseRule, restore, serialize, StateMismatchError } from '../../src/sigma/index.js';
+import { advance, anyDue, clockIdOf, compileCorrelations, due, feed, flush, generatesAlerts, newState, parseRule, restore, serialize, settle, StateMismatchError } from '../../src/sigma/index.js';
 import type { CorrelationSet, EngineOptions, EngineState, Firing, RuleMatch, SigmaRule } from '../../src/sigma/index.js';
 import { repoRoot } from './corpus-helpers.js';
 
@@ -287,6 +287,75 @@ test('inputs wait for the lateness bound; advance (a clock) and flush evaluate t
   assert.deepEqual(advance(set, state, T0 + 62 * S - 1).firings, [], 'the third input is not yet past the bound');
   assert.equal(advance(set, state, T0 + 62 * S + 1).firings.length, 1);
   assert.deepEqual(flush(set, state).firings, []);
+});
+
+test('event clocks are per group: two hosts interleaved out of time order with lateness 0 both fire, as if sorted', () => {
+  const set = compile([COUNT3]);
+  const a = [0, 10, 20].map((t) => m('r', 2 * 60 * M + t * S, { host: 'a' }));
+  const b = [0, 10, 20].map((t) => m('r', t * S, { host: 'b' }));
+  const interleaved = run(set, [a[0], b[0], a[1], b[1], a[2], b[2]]);
+  const sorted = run(set, [...b, ...a]);
+  const key = (fs: Firing[]) => fs.map((f) => [f.groupKey, f.windowStart, f.windowEnd, f.eventIds]).sort((x, y) => (x[2] as number) - (y[2] as number));
+  assert.equal(interleaved.firings.length, 2);
+  assert.deepEqual(key(interleaved.firings), key(sorted.firings));
+  assert.equal(interleaved.state.droppedLate, 0);
+});
+
+test("a group catching up after another group's newer events fires; an event behind its own group's newest is dropped and counted", () => {
+  const set = compile([COUNT3]);
+  const state = newState(set);
+  for (const t of [60 * M, 60 * M + S]) assert.deepEqual(feed(set, state, m('r', t, { host: 'live' })).firings, []);
+  assert.deepEqual(feed(set, state, m('r', 0, { host: 'back' })).firings, []);
+  assert.deepEqual(feed(set, state, m('r', 10 * S, { host: 'back' })).firings, []);
+  const late = feed(set, state, m('r', 5 * S, { host: 'back' }));
+  assert.equal(state.droppedLate, 1);
+  assert.equal(late.warnings.filter((w) => /group's newest event time/.test(w)).length, 1);
+  assert.deepEqual(feed(set, state, m('r', 20 * S, { host: 'back' })).firings, []);
+  const fired = settle(set, state).firings;
+  assert.deepEqual(fired.map((f) => [f.groupKey, f.windowStart - T0, f.windowEnd - T0, f.inputCount]), [[{ host: 'back' }, 0, 20 * S, 3]]);
+});
+
+test('with a lateness, waiting inputs are due the lateness after they arrived (wall clock), whatever their group\'s clock', () => {
+  const set = compile([COUNT3], { latenessMs: 2 * S });
+  const state = newState(set);
+  const arrived = 1_000_000;
+  for (const t of [0, S, 2 * S]) assert.deepEqual(feed(set, state, m('r', t, { host: 'h' }), arrived).firings, []);
+  assert.deepEqual(settle(set, state).firings, [], 'the clock is not past them');
+  assert.equal(anyDue(set, state, arrived + 2 * S - 1), false);
+  assert.deepEqual(due(set, state, arrived + 2 * S - 1).firings, []);
+  assert.equal(anyDue(set, state, arrived + 2 * S), true);
+  const fired = due(set, state, arrived + 2 * S).firings;
+  assert.deepEqual(fired.map((f) => [f.windowStart - T0, f.windowEnd - T0]), [[0, 2 * S]]);
+  assert.equal(state.pending.length, 0);
+  // Evaluated: an input older than the last one evaluated in its group is late now, even within the lateness.
+  feed(set, state, m('r', 2 * S - 1, { host: 'h' }), arrived + 3 * S);
+  assert.equal(state.droppedLate, 1);
+});
+
+test('a due input takes the older waiting inputs of its group with it, in time order; other groups wait on', () => {
+  const set = compile([COUNT3], { latenessMs: 10 * S });
+  const state = newState(set);
+  feed(set, state, m('r', 5 * S, { host: 'h' }), 0);
+  feed(set, state, m('r', 6 * S, { host: 'other' }), 500);
+  feed(set, state, m('r', 4 * S, { host: 'h' }), 1000);
+  feed(set, state, m('r', 3 * S, { host: 'h' }), 2000);
+  // Only h's input at 5 s arrived 10 s ago; h's older inputs (arrived later) are evaluated before it.
+  const fired = due(set, state, 10 * S).firings;
+  assert.deepEqual(fired.map((f) => [f.groupKey, f.windowStart - T0, f.windowEnd - T0]), [[{ host: 'h' }, 3 * S, 5 * S]]);
+  assert.deepEqual(state.pending.map((p) => p.f), [{ host: 'other' }]);
+});
+
+test('a state saved with one clock per correlation (version 1) is restored with clocks per group', () => {
+  const set = compile([COUNT3], { latenessMs: M });
+  const state = newState(set);
+  for (const t of [0, 10]) feed(set, state, m('r', t * S, { host: 'h' }), 0);
+  const { clocks: _clocks, version: _version, ...rest } = state;
+  const v1 = JSON.stringify({ ...rest, version: 1, floor: null, pending: state.pending.map(({ k: _k, m: _m, a: _a, ...p }) => p) });
+  const back = restore(set, v1, 5000);
+  assert.equal(back.version, 2);
+  assert.deepEqual(back.clocks, { [clockIdOf({ host: 'h' })]: { t: T0 + 10 * S, floor: null } });
+  assert.deepEqual(back.pending.map((p) => [p.t - T0, p.k, p.m, p.a]), [[0, clockIdOf({ host: 'h' }), [0], 5000], [10 * S, clockIdOf({ host: 'h' }), [0], 5000]]);
+  assert.equal(run(set, [m('r', 20 * S, { host: 'h' })], back).firings.length, 1);
 });
 
 test('a missing group-by field is the value null: such events form their own group', () => {
