@@ -7,7 +7,8 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Service } from '../../src/server.js';
-import { compileCorrelations, feed, newState, parseRule, settle, type EngineState } from '../../src/sigma/index.js';
+import { compileCorrelations, entryText, feed, groupKeyText, headOf, headText, liveEntries, newestOf, newState, parseRule, settle, waitingText, windowsOf, type EngineState } from '../../src/sigma/index.js';
+import { groupHash } from '../../src/correlation/states.js';
 import { describeEachDatabase, type Client } from '../helpers/service.js';
 import { setUpTeam } from '../rules/fixtures.js';
 import { alertsOf, at, correlation, detection, event, scenario, send, T0 } from './scenario.js';
@@ -32,6 +33,34 @@ async function writeWholeState(service: Service, correlationId: string, lateness
   assert.deepEqual(settle(set, state).firings, []);
   await service.db.query('UPDATE correlation_states SET fingerprint = $2, revision = 7, state = $3 WHERE rule_id = $1', [correlationId, set.fingerprint, asVersion1(state)]);
   await service.db.query('DELETE FROM correlation_windows WHERE rule_id = $1', [correlationId]);
+}
+
+/** Writes the correlation's state in parts as the service wrote it before migration 24 (a head of
+ * version 2 with one clock and floor, window rows, waiting rows without their group clock). */
+async function writeVersion2Parts(service: Service, correlationId: string, latenessMs: number, matches: { seconds: number; user: string; id: string }[]): Promise<void> {
+  const [row] = await service.db.query<{ yaml_content: string }>('SELECT yaml_content FROM rules WHERE id = $1', [correlationId]);
+  const parsed = parseRule(row.yaml_content);
+  assert.ok(parsed.ok);
+  const { set } = compileCorrelations([parsed.rule], { latenessMs });
+  const state = newState(set);
+  for (const m of matches) assert.deepEqual(feed(set, state, { ruleRef: ['up_failed'], eventId: m.id, time: T0 + m.seconds * 1000, fields: { User: m.user } }).firings, []);
+  assert.deepEqual(settle(set, state).firings, []);
+  const floors = Object.values(state.clocks).flatMap((c) => (c.floor === null ? [] : [c.floor]));
+  const head = { ...headOf(state), version: 2, floor: floors.length > 0 ? Math.max(...floors) : null };
+  await service.db.query('UPDATE correlation_states SET fingerprint = $2, revision = 3, state = $3 WHERE rule_id = $1', [correlationId, set.fingerprint, headText(head as unknown as ReturnType<typeof headOf>)]);
+  for (const { correlation: member, id, window } of windowsOf(state)) {
+    const entries = liveEntries(window);
+    await service.db.query(
+      'INSERT INTO correlation_windows (rule_id, member, group_hash, group_id, group_key, newest, first_input, next_input) VALUES ($1, $2, $3, $4, $5, $6, 0, $7)',
+      [correlationId, member, groupHash(id), id, groupKeyText(window), newestOf(window), entries.length],
+    );
+    for (const [n, e] of entries.entries()) {
+      await service.db.query('INSERT INTO correlation_window_inputs (rule_id, member, group_hash, n, input) VALUES ($1, $2, $3, $4, $5)', [correlationId, member, groupHash(id), n, entryText(e)]);
+    }
+  }
+  for (const { k: _k, m: _m, a: _a, ...p } of state.pending) {
+    await service.db.query('INSERT INTO correlation_waiting (rule_id, seq, event_time, input) VALUES ($1, $2, $3, $4)', [correlationId, p.s, p.t, waitingText(p)]);
+  }
 }
 
 async function parts(service: Service, correlationId: string): Promise<{ head: Record<string, unknown>; windows: string[]; waiting: number }> {
@@ -78,6 +107,28 @@ describeEachDatabase('correlation windows saved whole before the upgrade', (ctx)
     assert.equal((await alertsOf(ctx.service, correlationId)).length, 2);
   });
 
+  test('windows saved in parts with one clock per correlation (before migration 24) continue with clocks per group', async () => {
+    const { pattern, correlationId } = await scenario(admin, analyst, [detection('up_failed', { EventID: 4625 })], threeFailures);
+    await writeVersion2Parts(ctx.service, correlationId, 0, [
+      { seconds: 100, user: 'olga', id: 'parts-1' },
+      { seconds: 105, user: 'pete', id: 'parts-2' },
+      { seconds: 110, user: 'olga', id: 'parts-3' },
+    ]);
+    assert.deepEqual((await parts(ctx.service, correlationId)).windows, ['["olga"]', '["pete"]']);
+    assert.equal((await send(ctx.service, pattern, [failed(120, 'olga')])).data.alerts_created, 1);
+    const [olga] = await alertsOf(ctx.service, correlationId);
+    assert.deepEqual(olga.correlation.event_ids.slice(0, 2), ['parts-1', 'parts-3']);
+    const after = await parts(ctx.service, correlationId);
+    assert.equal(after.head.version, 3);
+    assert.deepEqual(after.windows, ['["pete"]']);
+    // A group new since the upgrade is not late against the others' newer events.
+    assert.equal((await send(ctx.service, pattern, [failed(0, 'quinn'), failed(10, 'quinn'), failed(20, 'quinn')])).data.alerts_created, 1);
+    assert.equal((await send(ctx.service, pattern, [failed(130, 'pete'), failed(140, 'pete')])).data.alerts_created, 1);
+    const pete = (await alertsOf(ctx.service, correlationId)).find((a) => (a.correlation.group as { User: string }).User === 'pete')!;
+    assert.equal(pete.correlation.window_start, at(105));
+    assert.equal(pete.correlation.event_ids[0], 'parts-2');
+  });
+
   test('a state of other rules (the correlation changed since) starts over empty', async () => {
     const { pattern, correlationId } = await scenario(admin, analyst, [detection('up_failed', { EventID: 4625 })], threeFailures);
     await ctx.service.db.query(`UPDATE correlation_states SET fingerprint = 'another', state = '{"version":1}' WHERE rule_id = $1`, [correlationId]);
@@ -111,6 +162,22 @@ describeEachDatabase(
       now = await parts(ctx.service, correlationId);
       assert.equal(now.waiting, 1);
       assert.equal(now.head.waiting, 1);
+    });
+
+    test('matches waiting in parts before migration 24 wait on their group clocks after it', async () => {
+      const { admin, analyst } = await setUpTeam(ctx.service, 'uri', 'una', { name: 'upgrade-late-parts', is_default: true });
+      const { pattern, correlationId } = await scenario(admin, analyst, [detection('up_failed', { EventID: 4625 })], threeFailures);
+      await writeVersion2Parts(ctx.service, correlationId, 60_000, [
+        { seconds: 0, user: 'ron', id: 'waiting-parts-1' },
+        { seconds: 10, user: 'ron', id: 'waiting-parts-2' },
+      ]);
+      assert.equal((await parts(ctx.service, correlationId)).waiting, 2);
+      assert.equal((await send(ctx.service, pattern, [failed(20, 'ron')])).data.alerts_created, 0);
+      assert.equal((await parts(ctx.service, correlationId)).waiting, 3);
+      assert.equal((await send(ctx.service, pattern, [failed(200, 'ron')])).data.alerts_created, 1);
+      const [ron] = await alertsOf(ctx.service, correlationId);
+      assert.deepEqual(ron.correlation.event_ids.slice(0, 2), ['waiting-parts-1', 'waiting-parts-2']);
+      assert.equal((await parts(ctx.service, correlationId)).waiting, 1);
     });
   },
   { CORRELATION_LATENESS: '60' },
