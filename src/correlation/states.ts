@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import {
-  asWaiting, clockText, clocksReached, entryText, fromParts, groupKeyText, headOf, headText, isHeadText, liveEntries, newState, newestOf, parseClock, parseEntry, parseHead, parseWaiting, restore, waitingReached, waitingText, windowFrom, windowsReached,
+  asWaiting, clockText, clocksReached, compactWaiting, entryText, fromParts, groupKeyText, headOf, headText, isHeadText, liveEntries, newState, newestOf, parseClock, parseEntry, parseHead, parseWaiting, restore, waitingReached, waitingText, windowFrom, windowsReached,
   staleBefore, type CorrelationSet, type EngineState, type GroupState, type PendingInput, type RuleMatch, type StateHead, type StoredClock, type StoredWindow, type WindowEntry,
 } from '../sigma/index.js';
 import {
@@ -308,6 +308,7 @@ async function saveOne(tx: Queryable, id: string, o: Opened): Promise<void> {
   await dropInputs(tx, id, cut);
   await writeInputs(tx, id, appended);
   await writeWindows(tx, id, writes);
+  compactWaiting(state);
   const waiting = new Set(state.pending.map((p) => p.s));
   await deleteWaiting(tx, id, [...o.waitingRead].filter((s) => !waiting.has(s)));
   await writeWaiting(tx, id, state.pending.filter((p) => o.whole || p.s >= o.seqBefore).map((p) => ({ seq: p.s, t: p.t, clock: groupHash(p.k!), arrival: p.a ?? 0, text: waitingText(p) })));

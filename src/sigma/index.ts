@@ -34,7 +34,7 @@ export { RuleIndex } from './index/rule-index.js';
 export type { RuleIndexStats } from './index/rule-index.js';
 export { requirementOf } from './index/witness.js';
 export type { Atom, Clause, Requirement } from './index/witness.js';
-export { compileCorrelations, generatesAlerts, suppressedRuleRefs, newState, feed, advance, flush, settle, due, anyDue, clockIdOf, forgetStale, staleBefore, serialize, restore, StateMismatchError } from './correlation/index.js';
+export { compileCorrelations, generatesAlerts, suppressedRuleRefs, newState, feed, advance, flush, settle, due, anyDue, clockIdOf, forgetStale, staleBefore, compactWaiting, serialize, restore, StateMismatchError } from './correlation/index.js';
 export { asWaiting, windowsReached, waitingReached, clocksReached, clockText, clocksOf, parseClock, entryText, groupKeyText, liveEntries, parseEntry, windowFrom, fromParts, headOf, headText, isHeadText, newestOf, parseHead, parseWaiting, parseWindow, waitingText, windowsOf, windowText } from './correlation/index.js';
 export type { CompiledCorrelation, CompileCorrelationsResult, CorrelationSet, EngineOptions, EngineState, FeedResult, Firing, RuleMatch, RejectedCorrelation } from './correlation/index.js';
 export type { GroupClock, GroupState, PendingInput, WindowEntry, StateHead, StoredClock, StoredWindow, WaitingReach } from './correlation/index.js';

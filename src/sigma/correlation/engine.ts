@@ -91,7 +91,8 @@ function before(a: PendingInput, b: PendingInput): boolean {
   return a.t < b.t || (a.t === b.t && a.s < b.s);
 }
 
-function insertSorted(list: PendingInput[], p: PendingInput): void {
+/** The position of `p` in a list in (t, s) order, or where it would go. */
+function lowerBound(list: PendingInput[], p: PendingInput): number {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
@@ -99,7 +100,13 @@ function insertSorted(list: PendingInput[], p: PendingInput): void {
     if (before(list[mid], p)) lo = mid + 1;
     else hi = mid;
   }
-  list.splice(lo, 0, p);
+  return lo;
+}
+
+function insertSorted(list: PendingInput[], p: PendingInput): number {
+  const at = lowerBound(list, p);
+  list.splice(at, 0, p);
+  return at;
 }
 
 function removeSorted(list: PendingInput[], p: PendingInput): void {
@@ -110,14 +117,20 @@ function removeSorted(list: PendingInput[], p: PendingInput): void {
     if (before(list[mid], p)) lo = mid + 1;
     else hi = mid;
   }
-  if (list[lo] === p) list.splice(lo, 1);
-  else {
+  if (list[lo] === p) {
+    if (lo === 0) list.shift();
+    else list.splice(lo, 1);
+  } else {
     const i = list.indexOf(p);
     if (i >= 0) list.splice(i, 1);
   }
 }
 
-/** The waiting inputs by clock, each list in (t, s) order: derived from `pending`, rebuilt after a restore. */
+/**
+ * The waiting inputs by clock, each list in (t, s) order: derived from `pending`, rebuilt after a restore.
+ * `pending` itself drops the inputs taken in batches (they stay, marked taken, until compactWaiting):
+ * removing each from a long list would cost its length every time.
+ */
 const byClock = new WeakMap<PendingInput[], Map<string, PendingInput[]>>();
 
 function waitingByClock(state: EngineState): Map<string, PendingInput[]> {
@@ -125,6 +138,7 @@ function waitingByClock(state: EngineState): Map<string, PendingInput[]> {
   if (index === undefined) {
     index = new Map();
     for (const p of state.pending) {
+      if (taken.has(p)) continue;
       const list = index.get(p.k!);
       if (list === undefined) index.set(p.k!, [p]);
       else list.push(p);
@@ -136,7 +150,8 @@ function waitingByClock(state: EngineState): Map<string, PendingInput[]> {
 
 function addWaiting(state: EngineState, p: PendingInput): void {
   const index = waitingByClock(state);
-  insertSorted(state.pending, p);
+  const at = insertSorted(state.pending, p);
+  if (at < (frontHint.get(state.pending) ?? 0)) frontHint.set(state.pending, at);
   const list = index.get(p.k!);
   if (list === undefined) index.set(p.k!, [p]);
   else insertSorted(list, p);
@@ -144,16 +159,47 @@ function addWaiting(state: EngineState, p: PendingInput): void {
 
 /** Waiting inputs taken out of a state (to be evaluated). */
 const taken = new WeakSet<PendingInput>();
+/** How many taken inputs a `pending` list still holds, and how many of its first ones are taken. */
+const deadIn = new WeakMap<PendingInput[], number>();
+const frontHint = new WeakMap<PendingInput[], number>();
+
+/** The oldest waiting input held (not taken), or undefined. */
+function firstWaiting(state: EngineState): PendingInput | undefined {
+  const pending = state.pending;
+  let i = frontHint.get(pending) ?? 0;
+  while (i < pending.length && taken.has(pending[i])) i++;
+  frontHint.set(pending, i);
+  return pending[i];
+}
 
 function takeWaiting(state: EngineState, p: PendingInput): void {
   const index = waitingByClock(state);
   taken.add(p);
-  removeSorted(state.pending, p);
+  const pending = state.pending;
+  const dead = (deadIn.get(pending) ?? 0) + 1;
+  deadIn.set(pending, dead);
+  if (dead > 32 && dead * 2 > pending.length) compactWaiting(state);
   const list = index.get(p.k!);
   if (list !== undefined) {
     removeSorted(list, p);
     if (list.length === 0) index.delete(p.k!);
   }
+}
+
+/** Drop the taken inputs still in `state.pending` (before it is read from outside the engine). */
+export function compactWaiting(state: EngineState): void {
+  const pending = state.pending;
+  if ((deadIn.get(pending) ?? 0) === 0) return;
+  let j = 0;
+  for (const p of pending) if (!taken.has(p)) pending[j++] = p;
+  pending.length = j;
+  deadIn.set(pending, 0);
+  frontHint.set(pending, 0);
+}
+
+/** The waiting inputs held, not counting those taken. */
+function waitingHeld(state: EngineState): number {
+  return state.pending.length - (deadIn.get(state.pending) ?? 0);
 }
 
 function lateFor(set: CorrelationSet, gc: GroupClock | undefined, t: number): boolean {
@@ -183,13 +229,13 @@ export function feed(set: CorrelationSet, state: EngineState, match: RuleMatch, 
   let late = false;
   for (const [k, m] of clocksOf(set, refs, input.f, targets)) {
     if (lateFor(set, state.clocks[k], match.time)) late = true;
-    else enter(set, state, { ...input, s: state.seq++, k, m, a: now }, result);
+    else enter(set, state, { t: input.t, s: state.seq++, refs: input.refs, id: input.id, f: input.f, k, m, a: now }, result);
   }
   if (late) countLate(set, state, result);
   state.clock = state.clock === null ? match.time : Math.max(state.clock, match.time);
   // Too many waiting: the oldest are evaluated now (and nothing older is accepted in their group from then on).
-  while (state.pending.length + (state.pendingStored ?? 0) > set.options.maxPending) {
-    const oldest = state.pending[0];
+  while (waitingHeld(state) + (state.pendingStored ?? 0) > set.options.maxPending) {
+    const oldest = firstWaiting(state);
     if (oldest === undefined) throw new Error('the oldest waiting input is not held in the state');
     takeWaiting(state, oldest);
     evaluate(set, state, oldest, result);
@@ -236,11 +282,11 @@ export function advance(set: CorrelationSet, state: EngineState, time: number): 
 /** Evaluate every waiting input (the end of the input). Later inputs older than those are dropped. */
 export function flush(set: CorrelationSet, state: EngineState): FeedResult {
   const result: FeedResult = { firings: [], warnings: [] };
-  while (state.pending.length > 0) {
-    const p = state.pending[0];
+  for (let p = firstWaiting(state); p !== undefined; p = firstWaiting(state)) {
     takeWaiting(state, p);
     evaluate(set, state, p, result);
   }
+  compactWaiting(state);
   return result;
 }
 
@@ -268,11 +314,12 @@ export function due(set: CorrelationSet, state: EngineState, now: number): FeedR
 
 /** Whether some waiting input held is due at `now` (cheap check before `due`). */
 export function anyDue(set: CorrelationSet, state: EngineState, now: number): boolean {
-  return state.pending.some((p) => (p.a ?? -Infinity) + set.options.latenessMs <= now);
+  return state.pending.some((p) => !taken.has(p) && (p.a ?? -Infinity) + set.options.latenessMs <= now);
 }
 
 /** Evaluate, in (t, s) order, each group's waiting inputs up to its last one `pick` selects. */
 function releaseWhere(set: CorrelationSet, state: EngineState, pick: (p: PendingInput) => boolean, result: FeedResult): void {
+  compactWaiting(state);
   const last = new Map<string, PendingInput>();
   for (const p of state.pending) if (pick(p)) last.set(p.k!, p);
   if (last.size === 0) return;
@@ -286,6 +333,7 @@ function releaseWhere(set: CorrelationSet, state: EngineState, pick: (p: Pending
     takeWaiting(state, p);
     evaluate(set, state, p, result);
   }
+  compactWaiting(state);
 }
 
 /** Evaluate the waiting inputs of one clock before `bound` (or at it, inclusive), in order. */

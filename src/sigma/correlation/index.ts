@@ -7,7 +7,7 @@
 //   ... flush(set, state) at the end of a finite input; serialize(state) to save it.
 export { compileCorrelations, generatesAlerts, suppressedRuleRefs } from './compile.js';
 export type { CompileCorrelationsResult, RejectedCorrelation } from './compile.js';
-export { newState, feed, advance, flush, settle, due, anyDue, clockIdOf, forgetStale, staleBefore } from './engine.js';
+export { newState, feed, advance, flush, settle, due, anyDue, clockIdOf, forgetStale, staleBefore, compactWaiting } from './engine.js';
 export { serialize, restore, StateMismatchError } from './state-io.js';
 export { DEFAULT_OPTIONS } from './types.js';
 export type { CompiledCorrelation, Comparison, ComparisonOp, CorrelationRef, CorrelationSet, CorrelationType, EngineOptions, EngineState, FeedResult, Firing, RuleMatch } from './types.js';

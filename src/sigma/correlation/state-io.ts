@@ -3,12 +3,13 @@
 // interrupted, or refuses (StateMismatchError) text that is not a state, or a state of another set of
 // correlations or options (the caller then starts afresh with newState). A state of version 1 (one event
 // clock per correlation) is upgraded to per-group clocks (engine.ts upgradeState).
-import { upgradeState } from './engine.js';
+import { compactWaiting, upgradeState } from './engine.js';
 import type { CorrelationSet, EngineState } from './types.js';
 
 export class StateMismatchError extends Error {}
 
 export function serialize(state: EngineState): string {
+  compactWaiting(state);
   return JSON.stringify(state);
 }
 

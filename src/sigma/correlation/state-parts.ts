@@ -8,7 +8,7 @@
 // upgradeState). Each part is JSON text; a part that is not one of these versions is refused
 // (StateMismatchError).
 import { StateMismatchError } from './state-io.js';
-import { upgradeState } from './engine.js';
+import { compactWaiting, upgradeState } from './engine.js';
 import type { CorrelationSet, CorrelationState, EngineState, GroupClock, GroupState, JsonValue, PendingInput, WindowEntry } from './types.js';
 
 /** A correlation's counters: its state without the groups. */
@@ -42,6 +42,7 @@ export interface StoredClock {
 }
 
 export function headOf(state: EngineState): StateHead {
+  compactWaiting(state);
   return {
     version: 3,
     fingerprint: state.fingerprint,
