@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { advance, anyDue, clockIdOf, compileCorrelations, due, feed, flush, generatesAlerts, newState, parseRule, restore, serialize, settle, StateMismatchError } from '../../src/sigma/index.js';
+import { advance, anyDue, clockIdOf, compactWaiting, compileCorrelations, due, feed, flush, generatesAlerts, newState, parseRule, restore, serialize, settle, StateMismatchError } from '../../src/sigma/index.js';
 import type { CorrelationSet, EngineOptions, EngineState, Firing, RuleMatch, SigmaRule } from '../../src/sigma/index.js';
 import { repoRoot } from './corpus-helpers.js';
 
@@ -469,6 +469,7 @@ test('past maxPending the oldest waiting inputs are evaluated early, and nothing
   const state = newState(set);
   const fired: Firing[] = [];
   for (const t of [10, 20, 30]) fired.push(...feed(set, state, m('r', t * S, { host: 'h' })).firings);
+  compactWaiting(state);
   assert.equal(state.pending.length, 2);
   assert.equal(state.clocks[clockIdOf({ host: 'h' })].floor, T0 + 10 * S);
   // Within the lateness, but older than what was evaluated: dropped.

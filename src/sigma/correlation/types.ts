@@ -186,7 +186,9 @@ export interface EngineState {
   clocks: Record<string, GroupClock>;
   /** Arrival counter (orders inputs of equal time). */
   seq: number;
-  /** Sorted by (t, s); every one has `k`, `m` and `a`. */
+  /** Sorted by (t, s); every one has `k`, `m` and `a`. After `feed` it may still hold inputs already
+   * evaluated (dropped in batches); `settle`, `due`, `flush`, `serialize`, `headOf` and
+   * `compactWaiting` leave only those waiting. */
   pending: PendingInput[];
   /** Waiting inputs stored elsewhere, every one after those of `pending` in (t, s) order (absent: 0). A
    * service holding only part of the waiting inputs holds every one a batch may evaluate (reach.ts). */
