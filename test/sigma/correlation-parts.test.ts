@@ -1,9 +1,11 @@
 // The engine state in parts (state-parts.ts) and what a batch reaches (reach.ts), as a service storing a
-// correlation per group uses them: each batch holds only its head, the windows the batch can reach (and,
-// at the group cap, the expiring ones) and the waiting inputs it may evaluate, with expired windows
-// deleted before it; the firings and counters must be those of the whole state fed the same batches,
-// on generated streams of every counting type, chains, late events, a small group cap and a small
-// bound on waiting inputs. Also: a state split into all its parts comes back equal, and broken parts
+// correlation per group uses them: each batch holds only its head, the windows and group clocks the
+// batch can reach (and, at the group cap, the stale windows), every input waiting on those clocks and
+// the oldest ones too many waiting may evaluate, with stale clocks forgotten before it (the whole state
+// forgets them after each batch, as the service's next chunk does); the firings and counters must be
+// those of the whole state fed the same batches, on generated streams of every counting type, chains
+// (over the same and over other group-by fields), late events, a small group cap and a small bound on
+// waiting inputs. Also: a state split into all its parts comes back equal, and broken parts
 // are refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
