@@ -358,6 +358,33 @@ test('a state saved with one clock per correlation (version 1) is restored with 
   assert.equal(run(set, [m('r', 20 * S, { host: 'h' })], back).firings.length, 1);
 });
 
+test("a chain over other group-by fields: inner firings enter the outer group's own clock, late ones dropped", () => {
+  const inner = 'title: Pair\nname: pair\ncorrelation:\n  type: event_count\n  rules: [r]\n  group-by: [host, user]\n  timespan: 1m\n  condition:\n    gte: 2\n';
+  const outer = 'title: Users\nname: users\ncorrelation:\n  type: event_count\n  rules: [pair]\n  group-by: [host]\n  timespan: 10m\n  condition:\n    gte: 2\n';
+  const set = compile([outer, inner]);
+  const state = newState(set);
+  const fired: Firing[] = [];
+  const at = (t: number, user: string) => fired.push(...feed(set, state, m('r', t * S, { host: 'h', user })).firings, ...settle(set, state).firings);
+  // bob's pair completes at 100 s, then alice's (an older user's events arriving later) at 20 s: the
+  // outer group h has seen 100 s, so alice's firing is late for it and dropped.
+  at(90, 'bob');
+  at(100, 'bob');
+  at(10, 'alice');
+  at(20, 'alice');
+  assert.deepEqual(fired.map((f) => [f.correlation.name, f.groupKey, f.windowEnd - T0]), [
+    ['pair', { host: 'h', user: 'bob' }, 100 * S],
+    ['pair', { host: 'h', user: 'alice' }, 20 * S],
+  ]);
+  assert.equal(state.droppedLate, 1);
+  // carol's pair after bob's: the outer group fires.
+  at(110, 'carol');
+  at(120, 'carol');
+  assert.deepEqual(fired.slice(2).map((f) => [f.correlation.name, f.groupKey, f.windowStart - T0, f.windowEnd - T0]), [
+    ['pair', { host: 'h', user: 'carol' }, 110 * S, 120 * S],
+    ['users', { host: 'h' }, 100 * S, 120 * S],
+  ]);
+});
+
 test('a missing group-by field is the value null: such events form their own group', () => {
   const set = compile([COUNT3.replace('[host]', '[host, user]')]);
   const { firings } = run(set, [m('r', 0, { host: 'h' }), m('r', S, { host: 'h', user: null }), m('r', 2 * S, { host: 'h' }), m('r', 3 * S, { host: 'h', user: 'bob' })]);

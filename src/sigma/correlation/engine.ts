@@ -317,12 +317,17 @@ export function anyDue(set: CorrelationSet, state: EngineState, now: number): bo
   return state.pending.some((p) => !taken.has(p) && (p.a ?? -Infinity) + set.options.latenessMs <= now);
 }
 
-/** Evaluate, in (t, s) order, each group's waiting inputs up to its last one `pick` selects. */
+/** Evaluate, in (t, s) order, each group's waiting inputs up to its last one `pick` selects, until none
+ * is selected (a firing entering another group's clock may be selected in turn). */
 function releaseWhere(set: CorrelationSet, state: EngineState, pick: (p: PendingInput) => boolean, result: FeedResult): void {
+  while (releaseOnce(set, state, pick, result) > 0);
+}
+
+function releaseOnce(set: CorrelationSet, state: EngineState, pick: (p: PendingInput) => boolean, result: FeedResult): number {
   compactWaiting(state);
   const last = new Map<string, PendingInput>();
   for (const p of state.pending) if (pick(p)) last.set(p.k!, p);
-  if (last.size === 0) return;
+  if (last.size === 0) return 0;
   const ready = state.pending.filter((p) => {
     const upTo = last.get(p.k!);
     return upTo !== undefined && !before(upTo, p);
@@ -334,6 +339,7 @@ function releaseWhere(set: CorrelationSet, state: EngineState, pick: (p: Pending
     evaluate(set, state, p, result);
   }
   compactWaiting(state);
+  return ready.length;
 }
 
 /** Evaluate the waiting inputs of one clock before `bound` (or at it, inclusive), in order. */
