@@ -3,7 +3,7 @@
 // take turns on it, so the windows and waiting inputs under it are read and written by one transaction
 // at a time), its windows in correlation_windows by (member, group hash), their inputs one by one in
 // correlation_window_inputs, its waiting inputs in correlation_waiting and its groups' event clocks in
-// correlation_clocks (migration 24). Every statement reads or writes the rows a chunk names, or expired ones by index.
+// correlation_clocks (migration 25). Every statement reads or writes the rows a chunk names, or expired ones by index.
 import type { Queryable } from '../db/database.js';
 
 export type HeadRow = {

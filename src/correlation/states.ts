@@ -9,7 +9,7 @@
 // with nothing waiting are forgotten by index at each chunk (engine forgetStale). So a chunk costs what it touches, not what the
 // state holds, and a restart or another instance loses no window. A head of other rules or options
 // (a new version deployed, another lateness) starts over empty; a whole state saved before migration
-// 20 is split into parts the first time it is fed, and a head of before migration 24 (one clock per
+// 20 is split into parts the first time it is fed, and a head of before migration 25 (one clock per
 // correlation) is read whole once and upgraded to clocks per group. A window's inputs are rows of their own,
 // numbered: a chunk appends the inputs it adds and deletes those cut off, so a touched window is not
 // rewritten whole. Each service keeps the windows it last read or wrote in memory, with the head's
@@ -236,7 +236,7 @@ async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow, h
   return { set, revision: row.revision, state, whole: false, reached, read, waitingRead: new Set(waiting.map((w) => w.s)), clocksRead, seqBefore: state.seq, held, numbers };
 }
 
-/** A head of before migration 24 (one clock per correlation) with all its parts, upgraded to clocks per
+/** A head of before migration 25 (one clock per correlation) with all its parts, upgraded to clocks per
  * group; its parts are then cleared (the caller writes the upgraded state whole). */
 async function upgradeParts(tx: Queryable, id: string, set: CorrelationSet, head: StateHead, now: number): Promise<EngineState> {
   const rows = await readAllWindows(tx, id);

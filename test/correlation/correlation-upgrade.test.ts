@@ -35,7 +35,7 @@ async function writeWholeState(service: Service, correlationId: string, lateness
   await service.db.query('DELETE FROM correlation_windows WHERE rule_id = $1', [correlationId]);
 }
 
-/** Writes the correlation's state in parts as the service wrote it before migration 24 (a head of
+/** Writes the correlation's state in parts as the service wrote it before migration 25 (a head of
  * version 2 with one clock and floor, window rows, waiting rows without their group clock). */
 async function writeVersion2Parts(service: Service, correlationId: string, latenessMs: number, matches: { seconds: number; user: string; id: string }[]): Promise<void> {
   const [row] = await service.db.query<{ yaml_content: string }>('SELECT yaml_content FROM rules WHERE id = $1', [correlationId]);
@@ -107,7 +107,7 @@ describeEachDatabase('correlation windows saved whole before the upgrade', (ctx)
     assert.equal((await alertsOf(ctx.service, correlationId)).length, 2);
   });
 
-  test('windows saved in parts with one clock per correlation (before migration 24) continue with clocks per group', async () => {
+  test('windows saved in parts with one clock per correlation (before migration 25) continue with clocks per group', async () => {
     const { pattern, correlationId } = await scenario(admin, analyst, [detection('up_failed', { EventID: 4625 })], threeFailures);
     await writeVersion2Parts(ctx.service, correlationId, 0, [
       { seconds: 100, user: 'olga', id: 'parts-1' },
@@ -164,7 +164,7 @@ describeEachDatabase(
       assert.equal(now.head.waiting, 1);
     });
 
-    test('matches waiting in parts before migration 24 wait on their group clocks after it', async () => {
+    test('matches waiting in parts before migration 25 wait on their group clocks after it', async () => {
       const { admin, analyst } = await setUpTeam(ctx.service, 'uri', 'una', { name: 'upgrade-late-parts', is_default: true });
       const { pattern, correlationId } = await scenario(admin, analyst, [detection('up_failed', { EventID: 4625 })], threeFailures);
       await writeVersion2Parts(ctx.service, correlationId, 60_000, [

@@ -22,7 +22,7 @@ import { sql as correlationState } from './020-correlation-state.js';
 import { sql as deliveryLeaseHolder } from './021-delivery-lease-holder.js';
 import { sql as exceptionExpiryHits } from './022-exception-expiry-hits.js';
 import { sql as eventBlockStartIndex } from './023-event-block-start-index.js';
-import { sql as correlationGroupClocks } from './024-correlation-group-clocks.js';
+import { sql as correlationGroupClocks } from './025-correlation-group-clocks.js';
 
 export interface Migration {
   version: number;
@@ -54,5 +54,5 @@ export const migrations: Migration[] = [
   { version: 21, name: 'delivery lease holder', sql: deliveryLeaseHolder },
   { version: 22, name: 'exception expiry and hits', sql: exceptionExpiryHits },
   { version: 23, name: 'event block start index', sql: eventBlockStartIndex },
-  { version: 24, name: 'correlation group clocks', sql: correlationGroupClocks },
+  { version: 25, name: 'correlation group clocks', sql: correlationGroupClocks },
 ];

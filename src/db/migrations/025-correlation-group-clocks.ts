@@ -1,4 +1,4 @@
-// Migration 24: correlation event clocks per group. Each group's clock (the newest event time it has
+// Migration 25: correlation event clocks per group. Each group's clock (the newest event time it has
 // seen and the time of its last input evaluated) is a row of correlation_clocks, keyed by the SHA-256 of
 // the clock's identity (group-by names and values), with its newest time indexed so stale clocks are
 // forgotten by index. A waiting match records the clock it waits on and its arrival (wall clock), so a
