@@ -199,7 +199,7 @@ function describeStates({ states, tableBytes }: Outcome): string {
     const size = state.length + Number(parts);
     bytes += size;
     largest = Math.max(largest, size);
-    pending += s.version === 2 ? s.waiting : s.pending.length;
+    pending += 'waiting' in s ? s.waiting : s.pending.length;
     late += s.droppedLate;
     for (const c of s.correlations) {
       groups += c.groupCount;

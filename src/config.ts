@@ -61,7 +61,7 @@ export interface Config {
   matcherThreads: number;
   /** Budget of one rule compilation or test on a worker thread (RULE_WORK_TIMEOUT seconds, RULE_WORK_MEMORY_MB). */
   ruleWork: { timeoutMs: number; memoryMb: number };
-  /** How far behind the newest event time an event may arrive and still count in correlation windows (CORRELATION_LATENESS seconds). */
+  /** How far behind the newest event time of its own group an event may arrive and still count in correlation windows, and how long a waiting match waits at most after it arrived (CORRELATION_LATENESS seconds). */
   correlationLatenessMs: number;
   /** Settings that leave a feature off rather than stop the start (single sign-on without its client
    * id): each a sentence naming what is missing, logged as a warning when the service starts. */

@@ -1,5 +1,6 @@
 // Composes the service: storage, secrets, the first admin, the HTTP app, the notification sender and
 // housekeeping timers.
+import { correlateDue, dueCheckInterval } from './correlation/correlation-due.js';
 import { vacuumCorrelationStates } from './db/statistics.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -80,6 +81,21 @@ export async function createService(config: Config, options: ServiceOptions = {}
       void vacuumCorrelationStates(db).catch((error: unknown) => app.log.warn({ err: error }, 'reclaiming correlation state space failed'));
     }, HOUSEKEEPING_INTERVAL_MS);
     housekeeping.unref();
+    // With a lateness, waiting correlation matches are due the lateness after they arrived, events or not.
+    let checkingDue = false;
+    const deadlines = config.correlationLatenessMs > 0
+      ? setInterval(() => {
+          if (checkingDue) return;
+          checkingDue = true;
+          correlateDue(context)
+            .then(({ warnings }) => {
+              for (const w of warnings) app.log.warn(w);
+            })
+            .catch((error: unknown) => app.log.warn({ err: error }, 'evaluating due correlation matches failed'))
+            .finally(() => (checkingDue = false));
+        }, dueCheckInterval(config.correlationLatenessMs))
+      : undefined;
+    deadlines?.unref();
     const notifications = new Dispatcher({ db, box: channelSecretBox(context.tokens), publicUrl: config.publicUrl, allowPrivate: config.notifyAllowPrivate, log: app.log });
     notifications.start();
     return {
@@ -89,6 +105,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
       bootstrap,
       async close() {
         clearInterval(housekeeping);
+        clearInterval(deadlines);
         await notifications.stop();
         await app.close();
         await context.backend.close();

@@ -23,7 +23,7 @@ export const SCAN_USAGE = `usage: vigil scan --rules <file|dir>... --events <fil
                  other log sources are left out and counted
   --timestamp-field  the event time for correlation rules (default @timestamp): ISO 8601 text, or
                  seconds or milliseconds since the epoch
-  --lateness     how far behind the newest event time an event may be and still be correlated
+  --lateness     how far behind its group's newest event time an event may be and still be correlated
                  (default 5m; units s, m, h, d); older events are dropped and counted
 
 Prints one JSON line per match to stdout:

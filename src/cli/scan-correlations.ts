@@ -4,11 +4,14 @@
 // and its line number as the event id; each firing becomes one JSON line. Promises: a correlation that
 // cannot be evaluated is reported as a rejected rule; a referenced rule's match on an event without a
 // readable time is not fed (counted, the first lines reported); inputs older than the newest time read
-// minus --lateness are dropped (counted); the end of the input evaluates everything still waiting.
-import { compileCorrelations, feed, flush, newState } from '../sigma/index.js';
+// in their own group minus --lateness are dropped (counted), so a file whose groups are interleaved out
+// of time order fires as if sorted; the end of the input evaluates everything still waiting.
+import { compileCorrelations, feed, flush, forgetStale, newState } from '../sigma/index.js';
 import type { CatalogRule, CorrelationSet, EngineState, FeedResult, Firing, RuleCatalog } from '../sigma/index.js';
 
 const MAX_REPORTED_UNTIMED = 20;
+/** Inputs fed between two forgettings of stale group clocks (engine forgetStale). */
+const FORGET_EVERY = 4096;
 
 /** Event time in milliseconds from a timestamp value, or null. */
 export function eventTime(v: unknown): number | null {
@@ -48,6 +51,7 @@ export class CorrelationScan {
   readonly rejected: Array<{ path: string; reason: string }> = [];
   firings = 0;
   untimed = 0;
+  private fed = 0;
 
   constructor(
     catalog: Pick<RuleCatalog, 'correlations' | 'rules'>,
@@ -100,6 +104,7 @@ export class CorrelationScan {
         return lines;
       }
       this.report(feed(this.set, this.state, { ruleRef: refs, eventId: String(lineNo), time, fields: event }), lines);
+      if (++this.fed % FORGET_EVERY === 0) forgetStale(this.set, this.state);
     }
     return lines;
   }

@@ -2,12 +2,14 @@
 // events stored for the first time (a re-delivered event is not counted twice) feed the windows of the
 // pattern's deployed correlations in event-time order; each firing becomes one alert of the correlation
 // rule, carrying its group, window, value and contributing events (with their base alerts). A firing's
-// alert key is derived from the correlation, group and window, so a window never alerts twice.
+// alert key is derived from the correlation, group and window, so a window never alerts twice. With a
+// lateness, the matches waiting for it are evaluated at the latest the lateness after they arrived: at
+// each chunk, and by a timer when no chunk comes (correlation-due.ts).
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import type { NewAlert } from '../alerts/store.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
-import { feed, settle, type FeedResult, type Firing, type RuleMatch } from '../sigma/index.js';
+import { due, feed, settle, type FeedResult, type Firing, type RuleMatch } from '../sigma/index.js';
 import { projectFields, type CorrelationPlan, type PlannedCorrelation } from './plan.js';
 import { openStates } from './states.js';
 
@@ -39,21 +41,23 @@ export interface Correlated {
   warnings: string[];
 }
 
-/** Feeds the inputs to the plan's correlations; answers the alert drafts of their firings. */
-export async function correlate(owner: object, tx: Queryable, pattern: IndexPatternRow, plan: CorrelationPlan, inputs: CorrelationInput[]): Promise<Correlated> {
+/** Feeds the inputs (arrived at `now`, wall clock ms) to the plan's correlations, and evaluates what
+ * waits past its deadline in those correlations and in the correlations `dueIds` names; answers the
+ * alert drafts of their firings. */
+export async function correlate(owner: object, tx: Queryable, pattern: IndexPatternRow, plan: CorrelationPlan, inputs: CorrelationInput[], now: number = Date.now(), dueIds: ReadonlySet<string> = new Set()): Promise<Correlated> {
   const relevant = inputs.filter((i) => plan.feeders.has(i.draft.ruleId));
   const warnings: string[] = [];
-  if (relevant.length === 0) return { alerts: [], warnings };
+  const fedBy = plan.correlations.filter((c) => dueIds.has(c.id) || relevant.some((i) => c.feeders.has(i.draft.ruleId)));
+  if (fedBy.length === 0) return { alerts: [], warnings };
   // Event-time order within the chunk (stable: equal times keep their arrival order).
   relevant.sort((a, b) => a.draft.eventTime.getTime() - b.draft.eventTime.getTime());
-  const fedBy = plan.correlations.filter((c) => relevant.some((i) => c.feeders.has(i.draft.ruleId)));
   const matchesOf = (planned: PlannedCorrelation): RuleMatch[] =>
     relevant.flatMap((input) => {
       const refs = planned.feeders.get(input.draft.ruleId);
       return refs ? [{ ruleRef: refs, eventId: input.draft.eventHash, time: input.draft.eventTime.getTime(), fields: projectFields(planned.fields, input.event) }] : [];
     });
   const fed = fedBy.map((planned) => ({ planned, matches: matchesOf(planned) }));
-  const opened = await openStates(owner, tx, fed.map(({ planned, matches }) => ({ id: planned.id, set: planned.set, matches })));
+  const opened = await openStates(owner, tx, fed.map(({ planned, matches }) => ({ id: planned.id, set: planned.set, matches })), now);
   const firings: { planned: PlannedCorrelation; firing: Firing }[] = [];
   const keep = (planned: PlannedCorrelation, out: FeedResult) => {
     for (const firing of out.firings) if (firing.correlation.index === planned.top) firings.push({ planned, firing });
@@ -61,9 +65,11 @@ export async function correlate(owner: object, tx: Queryable, pattern: IndexPatt
   };
   for (const { planned, matches } of fed) {
     const state = opened.states.get(planned.id)!;
-    for (const match of matches) keep(planned, feed(planned.set, state, match));
+    for (const match of matches) keep(planned, feed(planned.set, state, match, now));
     // What the chunk's newest matches complete fires now, not at the next event.
     keep(planned, settle(planned.set, state));
+    // What arrived the lateness ago fires now, whatever its group's clock.
+    if (planned.set.options.latenessMs > 0) keep(planned, due(planned.set, state, now));
   }
   await opened.save();
   if (firings.length === 0) return { alerts: [], warnings };

@@ -2,7 +2,8 @@
 // correlation_states, locked for the ingest transaction that feeds it (instances sharing one PostgreSQL
 // take turns on it, so the windows and waiting inputs under it are read and written by one transaction
 // at a time), its windows in correlation_windows by (member, group hash), their inputs one by one in
-// correlation_window_inputs and its waiting inputs in correlation_waiting. Every statement reads or writes the rows a chunk names, or expired ones by index.
+// correlation_window_inputs, its waiting inputs in correlation_waiting and its groups' event clocks in
+// correlation_clocks (migration 25). Every statement reads or writes the rows a chunk names, or expired ones by index.
 import type { Queryable } from '../db/database.js';
 
 export type HeadRow = {
@@ -63,11 +64,65 @@ export async function writeHead(tx: Queryable, ruleId: string, fingerprint: stri
   await tx.query('UPDATE correlation_states SET fingerprint = $2, revision = $3, state = $4, updated_at = now() WHERE rule_id = $1', [ruleId, fingerprint, revision, text]);
 }
 
-/** Drops a correlation's windows and waiting inputs (its rules or options changed). */
+/** Drops a correlation's windows, clocks and waiting inputs (its rules or options changed). */
 export async function clearParts(tx: Queryable, ruleId: string): Promise<void> {
   await tx.query('DELETE FROM correlation_windows WHERE rule_id = $1', [ruleId]);
   await tx.query('DELETE FROM correlation_window_inputs WHERE rule_id = $1', [ruleId]);
   await tx.query('DELETE FROM correlation_waiting WHERE rule_id = $1', [ruleId]);
+  await tx.query('DELETE FROM correlation_clocks WHERE rule_id = $1', [ruleId]);
+}
+
+/** Every window of a correlation (a head of an older version is upgraded whole). */
+export async function readAllWindows(tx: Queryable, ruleId: string): Promise<WindowRow[]> {
+  return tx.query<WindowRow>(`SELECT ${WINDOW_COLUMNS} FROM correlation_windows w WHERE w.rule_id = $1`, [ruleId]);
+}
+
+/** Every waiting input of a correlation, in (time, sequence) order. */
+export async function readAllWaiting(tx: Queryable, ruleId: string): Promise<string[]> {
+  return (await tx.query<{ input: string }>('SELECT input FROM correlation_waiting WHERE rule_id = $1 ORDER BY event_time, seq', [ruleId])).map((r) => r.input);
+}
+
+export type ClockRow = { clock_id: string; clock: string };
+
+/** The clocks of these identities (by hash) that exist. */
+export async function readClocks(tx: Queryable, ruleId: string, hashes: string[]): Promise<ClockRow[]> {
+  if (hashes.length === 0) return [];
+  return tx.query<ClockRow>('SELECT clock_id, clock FROM correlation_clocks WHERE rule_id = $1 AND clock_hash = ANY($2::text[])', [ruleId, hashes]);
+}
+
+export async function writeClocks(tx: Queryable, ruleId: string, clocks: { hash: string; id: string; newest: number; text: string }[]): Promise<void> {
+  if (clocks.length === 0) return;
+  await tx.query(
+    `INSERT INTO correlation_clocks (rule_id, clock_hash, clock_id, newest, clock)
+     SELECT $1, clock_hash, clock_id, newest, clock FROM unnest($2::text[], $3::text[], $4::float8[], $5::text[]) AS s (clock_hash, clock_id, newest, clock)
+     ON CONFLICT (rule_id, clock_hash) DO UPDATE SET newest = EXCLUDED.newest, clock = EXCLUDED.clock`,
+    [ruleId, clocks.map((c) => c.hash), clocks.map((c) => c.id), clocks.map((c) => c.newest), clocks.map((c) => c.text)],
+  );
+}
+
+export async function deleteClocks(tx: Queryable, ruleId: string, hashes: string[]): Promise<void> {
+  if (hashes.length === 0) return;
+  await tx.query('DELETE FROM correlation_clocks WHERE rule_id = $1 AND clock_hash = ANY($2::text[])', [ruleId, hashes]);
+}
+
+/** Forgets the clocks older than `before` with nothing waiting on them (their groups fell silent long ago). */
+export async function forgetStaleClocks(tx: Queryable, ruleId: string, before: number): Promise<void> {
+  await tx.query(
+    `DELETE FROM correlation_clocks c WHERE c.rule_id = $1 AND c.newest < $2
+       AND NOT EXISTS (SELECT 1 FROM correlation_waiting w WHERE w.rule_id = $1 AND w.clock_hash = c.clock_hash)`,
+    [ruleId, before],
+  );
+}
+
+/** The waiting inputs on these clocks (by hash). */
+export async function readWaitingOn(tx: Queryable, ruleId: string, hashes: string[]): Promise<string[]> {
+  if (hashes.length === 0) return [];
+  return (await tx.query<{ input: string }>('SELECT input FROM correlation_waiting WHERE rule_id = $1 AND clock_hash = ANY($2::text[])', [ruleId, hashes])).map((r) => r.input);
+}
+
+/** The correlations with waiting inputs that arrived at or before `arrivedBy` (wall clock, ms). */
+export async function correlationsDue(db: Queryable, arrivedBy: number): Promise<string[]> {
+  return (await db.query<{ rule_id: string }>('SELECT DISTINCT rule_id FROM correlation_waiting WHERE arrival <= $1', [arrivedBy])).map((r) => r.rule_id);
 }
 
 /** Deletes the windows whose newest input is older than their member's bound; answers how many per member. */
@@ -163,25 +218,25 @@ export async function deleteWindows(tx: Queryable, ruleId: string, keys: WindowK
   );
 }
 
-/** The waiting inputs at or before `upTo` (none when null) and the `oldest` first, in (time, sequence) order. */
-export async function readWaiting(tx: Queryable, ruleId: string, upTo: number | null, oldest: number): Promise<string[]> {
+/** The waiting inputs that arrived at or before `arrivedBy` and the `oldest` first, in (time, sequence) order. */
+export async function readWaiting(tx: Queryable, ruleId: string, arrivedBy: number, oldest: number): Promise<string[]> {
   const rows = await tx.query<{ input: string }>(
     `SELECT input FROM (
-       (SELECT seq, event_time, input FROM correlation_waiting WHERE rule_id = $1 AND event_time <= $2::float8)
+       (SELECT seq, event_time, input FROM correlation_waiting WHERE rule_id = $1 AND arrival <= $2::float8)
        UNION
        (SELECT seq, event_time, input FROM correlation_waiting WHERE rule_id = $1 ORDER BY event_time, seq LIMIT $3)
      ) AS w ORDER BY event_time, seq`,
-    [ruleId, upTo, oldest],
+    [ruleId, arrivedBy, oldest],
   );
   return rows.map((r) => r.input);
 }
 
-export async function writeWaiting(tx: Queryable, ruleId: string, inputs: { seq: number; t: number; text: string }[]): Promise<void> {
+export async function writeWaiting(tx: Queryable, ruleId: string, inputs: { seq: number; t: number; clock: string; arrival: number; text: string }[]): Promise<void> {
   if (inputs.length === 0) return;
   await tx.query(
-    `INSERT INTO correlation_waiting (rule_id, seq, event_time, input)
-     SELECT $1, seq, event_time, input FROM unnest($2::bigint[], $3::float8[], $4::text[]) AS s (seq, event_time, input)`,
-    [ruleId, inputs.map((i) => i.seq), inputs.map((i) => i.t), inputs.map((i) => i.text)],
+    `INSERT INTO correlation_waiting (rule_id, seq, event_time, clock_hash, arrival, input)
+     SELECT $1, seq, event_time, clock_hash, arrival, input FROM unnest($2::bigint[], $3::float8[], $4::text[], $5::float8[], $6::text[]) AS s (seq, event_time, clock_hash, arrival, input)`,
+    [ruleId, inputs.map((i) => i.seq), inputs.map((i) => i.t), inputs.map((i) => i.clock), inputs.map((i) => i.arrival), inputs.map((i) => i.text)],
   );
 }
 

@@ -2,11 +2,15 @@
 // and saved in it. Each correlation's head row is locked first (instances sharing one PostgreSQL
 // take turns on a correlation, each continuing where the other stopped); then only the parts the
 // chunk can reach are read (engine reach.ts: the windows of the groups its matches, and the firings
-// they may cause, step into; the waiting inputs it may evaluate), and only those are written back,
-// with the windows that expired deleted by index. So a chunk costs what it touches, not what the
+// they may cause, step into; the event clocks of those groups and every input waiting on them; the
+// waiting inputs due by arrival or too many), and only those are written back. At a correlation's group
+// cap, the windows whose newest input is older than the newest time overall minus timespan and lateness
+// are read (found by index) for the engine to sweep; clocks of groups that fell silent that long ago
+// with nothing waiting are forgotten by index at each chunk (engine forgetStale). So a chunk costs what it touches, not what the
 // state holds, and a restart or another instance loses no window. A head of other rules or options
 // (a new version deployed, another lateness) starts over empty; a whole state saved before migration
-// 17 is split into parts the first time it is fed. A window's inputs are rows of their own,
+// 20 is split into parts the first time it is fed, and a head of before migration 25 (one clock per
+// correlation) is read whole once and upgraded to clocks per group. A window's inputs are rows of their own,
 // numbered: a chunk appends the inputs it adds and deletes those cut off, so a touched window is not
 // rewritten whole. Each service keeps the windows it last read or wrote in memory, with the head's
 // revision: while no other instance wrote the correlation since, those are current and are not read
@@ -14,11 +18,11 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import {
-  asWaiting, entryText, fromParts, groupKeyText, headOf, headText, isHeadText, liveEntries, newState, newestOf, parseEntry, parseHead, parseWaiting, restore, waitingReached, waitingText, windowFrom, windowsReached,
-  type CorrelationSet, type EngineState, type GroupState, type RuleMatch, type StateHead, type StoredWindow, type WindowEntry,
+  asWaiting, clockText, clocksReached, compactWaiting, entryText, fromParts, groupKeyText, headOf, headText, isHeadText, liveEntries, newState, newestOf, parseClock, parseEntry, parseHead, parseWaiting, restore, waitingReached, waitingText, windowFrom, windowsReached,
+  staleBefore, type CorrelationSet, type EngineState, type GroupState, type PendingInput, type RuleMatch, type StateHead, type StoredClock, type StoredWindow, type WindowEntry,
 } from '../sigma/index.js';
 import {
-  clearParts, deleteWaiting, deleteWindows, dropInputs, expireWindows, lockHeads, readExpiring, readInputs, readWaiting, readWindows, writeHead, writeInputs, writeWaiting, writeWindows,
+  clearParts, deleteClocks, deleteWaiting, deleteWindows, dropInputs, forgetStaleClocks, readExpiring, lockHeads, readAllWaiting, readAllWindows, readClocks, readInputs, readWaiting, readWaitingOn, readWindows, writeClocks, writeHead, writeInputs, writeWaiting, writeWindows,
   type HeadRow, type InputWrite, type WindowKey, type WindowRow, type WindowWrite,
 } from './state-store.js';
 
@@ -35,6 +39,9 @@ export interface OpenedStates {
   /** Writes back what the chunk changed, inside the same transaction. */
   save(): Promise<void>;
 }
+
+/** An arrival before any (no waiting input is due by arrival without a lateness: a settle evaluates them). */
+const NO_ARRIVAL = -8.64e15;
 
 /** The key of a group's window: the SHA-256 of the group's identity (what partitions it). */
 export function groupHash(id: string): string {
@@ -86,6 +93,8 @@ interface Opened {
   read: Set<string>[];
   /** Sequence numbers of the waiting inputs read, and the first sequence number of this chunk. */
   waitingRead: Set<number>;
+  /** The clock identities read (existing or not). */
+  clocksRead: Set<string>;
   seqBefore: number;
   /** The windows held in memory, updated once saved. */
   held: Held;
@@ -93,8 +102,10 @@ interface Opened {
   numbers: Map<string, { first: number; next: number; live: number }>;
 }
 
-/** Locks and reads the states of these correlations inside `tx`; `owner` (a service) holds what it read. */
-export async function openStates(owner: object, tx: Queryable, fed: Fed[]): Promise<OpenedStates> {
+/** Locks and reads the states of these correlations inside `tx`; `owner` (a service) holds what it read.
+ * `now` (wall clock, ms) is the arrival of the matches; the inputs that arrived the lateness before it
+ * are read too (they are due). */
+export async function openStates(owner: object, tx: Queryable, fed: Fed[], now: number = Date.now()): Promise<OpenedStates> {
   const heads = await lockHeads(tx, fed.map((f) => f.id));
   const opened = new Map<string, Opened>();
   const holding = heldBy(owner);
@@ -102,7 +113,7 @@ export async function openStates(owner: object, tx: Queryable, fed: Fed[]): Prom
     const row = heads.get(f.id)!;
     let h = holding.get(f.id);
     if (!h || h.revision !== row.revision || h.fingerprint !== f.set.fingerprint) holding.set(f.id, (h = { revision: row.revision, fingerprint: f.set.fingerprint, windows: new Map() }));
-    opened.set(f.id, await openOne(tx, f, row, h));
+    opened.set(f.id, await openOne(tx, f, row, h, now));
   }
   return {
     states: new Map([...opened].map(([id, o]) => [id, o.state])),
@@ -112,15 +123,15 @@ export async function openStates(owner: object, tx: Queryable, fed: Fed[]): Prom
   };
 }
 
-async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow, held: Held): Promise<Opened> {
+async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow, held: Held, now: number): Promise<Opened> {
   const whole = (state: EngineState): Opened => {
     held.windows.clear();
-    return { set, revision: row.revision, state, whole: true, reached: [], read: [], waitingRead: new Set(), seqBefore: state.seq, held, numbers: new Map() };
+    return { set, revision: row.revision, state, whole: true, reached: [], read: [], waitingRead: new Set(), clocksRead: new Set(), seqBefore: state.seq, held, numbers: new Map() };
   };
   if (row.state !== '' && !isHeadText(row.state)) {
     // A whole state saved before migration 20 (no parts stored): continued, then saved in parts.
     try {
-      if (row.fingerprint === set.fingerprint) return whole(restore(set, row.state));
+      if (row.fingerprint === set.fingerprint) return whole(restore(set, row.state, now));
     } catch {
       // Not a state of these rules: they start over.
     }
@@ -136,17 +147,38 @@ async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow, h
     if (row.state !== '') await clearParts(tx, id);
     return whole(newState(set));
   }
-  // Windows that can no longer fire: every input still to come is at or after the floor.
-  if (head.floor !== null) {
-    const floor = head.floor;
-    const bounds = set.correlations.map((c, member) => ({ member, before: floor - c.timespanMs }));
-    const gone = await expireWindows(tx, id, bounds);
-    for (const [member, n] of gone) head.correlations[member].groupCount -= n;
-    if (gone.size > 0) for (const [k, h] of held.windows) if (newestOf(h.window) < bounds[Number(k.slice(0, k.indexOf('\u0000')))].before) held.windows.delete(k);
-  }
+  if (head.version === 2) return whole(await upgradeParts(tx, id, set, head, now));
+  const L = set.options.latenessMs;
   const batch = asWaiting(set, matches);
   const due = waitingReached(set, head.clock, head.waiting, batch);
-  const waiting = head.waiting > 0 && (due.upTo !== null || due.oldest > 0) ? (await readWaiting(tx, id, due.upTo, due.oldest)).map(parseWaiting) : [];
+  // Clocks of groups silent for longer than any window and the lateness, with nothing waiting: forgotten.
+  // (engine forgetStale, as of the end of the last chunk).
+  if (head.clock !== null) await forgetStaleClocks(tx, id, staleBefore(set, head.clock));
+  // The waiting inputs due by arrival or too many, then every input waiting on a clock the batch (or those) reaches.
+  const waitingBySeq = new Map<number, PendingInput>();
+  const take = (texts: string[]) => {
+    for (const t of texts) {
+      const p = parseWaiting(t);
+      waitingBySeq.set(p.s, p);
+    }
+  };
+  if (head.waiting > 0) take(await readWaiting(tx, id, L > 0 ? now - L : NO_ARRIVAL, due.oldest));
+  const clocksRead = new Set<string>();
+  for (;;) {
+    const ids = [...clocksReached(set, [...batch, ...waitingBySeq.values()])].filter((k) => !clocksRead.has(k));
+    if (ids.length === 0) break;
+    for (const k of ids) clocksRead.add(k);
+    if (head.waiting > 0) take(await readWaitingOn(tx, id, ids.map(groupHash)));
+  }
+  const clocks: StoredClock[] = [];
+  for (const r of await readClocks(tx, id, [...clocksRead].map(groupHash))) {
+    try {
+      clocks.push({ id: r.clock_id, clock: parseClock(r.clock) });
+    } catch {
+      // An unreadable clock is forgotten (its group's window still refuses older inputs).
+    }
+  }
+  const waiting = [...waitingBySeq.values()];
   const reached = windowsReached(set, [...waiting, ...batch]);
   // What is held in memory is current (the revision is the one it was saved or read at): only the rest is read.
   const windows: StoredWindow[] = [];
@@ -166,9 +198,10 @@ async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow, h
     }
   });
   const rows = await readWindows(tx, id, keys);
-  // At the group cap a new group sweeps the windows that expired by then: those are read too.
+  // At the group cap a new group sweeps the windows whose newest input is older than the newest time
+  // overall minus the timespan and the lateness (only a group catching up could still feed them): read too.
   for (const [member, c] of set.correlations.entries()) {
-    if (due.clock !== null && head.correlations[member].groupCount + reached[member].size > set.options.maxGroups) rows.push(...(await readExpiring(tx, id, member, due.clock - c.timespanMs)));
+    if (due.clock !== null && head.correlations[member].groupCount + reached[member].size > set.options.maxGroups) rows.push(...(await readExpiring(tx, id, member, due.clock - c.timespanMs - L)));
   }
   // Each window once: those held are current, the others' inputs are read.
   const unread: WindowRow[] = [];
@@ -199,8 +232,27 @@ async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow, h
       head.correlations[r.member].groupCount--;
     }
   }
-  const state = fromParts(set, head, windows, waiting);
-  return { set, revision: row.revision, state, whole: false, reached, read, waitingRead: new Set(waiting.map((w) => w.s)), seqBefore: state.seq, held, numbers };
+  const state = fromParts(set, head, windows, waiting, clocks, now);
+  return { set, revision: row.revision, state, whole: false, reached, read, waitingRead: new Set(waiting.map((w) => w.s)), clocksRead, seqBefore: state.seq, held, numbers };
+}
+
+/** A head of before migration 25 (one clock per correlation) with all its parts, upgraded to clocks per
+ * group; its parts are then cleared (the caller writes the upgraded state whole). */
+async function upgradeParts(tx: Queryable, id: string, set: CorrelationSet, head: StateHead, now: number): Promise<EngineState> {
+  const rows = await readAllWindows(tx, id);
+  const inputs = await readInputs(tx, id, rows.map((r) => ({ member: r.member, hash: r.group_hash, first: Number(r.first_input) })));
+  const windows: StoredWindow[] = [];
+  for (const r of rows) {
+    const texts = inputs.filter((i) => i.member === r.member && i.group_hash === r.group_hash).map((i) => i.input);
+    try {
+      windows.push({ correlation: r.member, id: r.group_id, window: windowFrom(r.group_key, texts.map(parseEntry)) });
+    } catch {
+      head.correlations[r.member].groupCount--;
+    }
+  }
+  const waiting = (await readAllWaiting(tx, id)).map(parseWaiting);
+  await clearParts(tx, id);
+  return fromParts(set, { ...head, waiting: waiting.length }, windows, waiting, [], now);
 }
 
 function windowOf(row: WindowRow, inputs: string[]): GroupState | null {
@@ -256,9 +308,13 @@ async function saveOne(tx: Queryable, id: string, o: Opened): Promise<void> {
   await dropInputs(tx, id, cut);
   await writeInputs(tx, id, appended);
   await writeWindows(tx, id, writes);
+  compactWaiting(state);
   const waiting = new Set(state.pending.map((p) => p.s));
   await deleteWaiting(tx, id, [...o.waitingRead].filter((s) => !waiting.has(s)));
-  await writeWaiting(tx, id, state.pending.filter((p) => o.whole || p.s >= o.seqBefore).map((p) => ({ seq: p.s, t: p.t, text: waitingText(p) })));
+  await writeWaiting(tx, id, state.pending.filter((p) => o.whole || p.s >= o.seqBefore).map((p) => ({ seq: p.s, t: p.t, clock: groupHash(p.k!), arrival: p.a ?? 0, text: waitingText(p) })));
+  // The clocks held are written back (they are few: those the chunk reached); those the engine forgot are deleted.
+  await deleteClocks(tx, id, [...o.clocksRead].filter((k) => !Object.hasOwn(state.clocks, k)).map(groupHash));
+  await writeClocks(tx, id, Object.entries(state.clocks).map(([k, c]) => ({ hash: groupHash(k), id: k, newest: c.t, text: clockText(c) })));
   await writeHead(tx, id, o.set.fingerprint, o.revision + 1, headText(headOf(state)));
   o.held.revision = o.revision + 1;
 }

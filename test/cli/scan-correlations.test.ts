@@ -140,8 +140,52 @@ test('--lateness: events out of order within it are correlated in event time; ol
   );
   const strict = await vigil(['scan', '--rules', rulesDir, '--events', file, '--lateness=10s']);
   assert.equal(lines(strict.stdout).filter((l) => 'correlation_title' in l).length, 0);
-  assert.match(strict.stderr, /warning: events older than the newest event time minus the allowed lateness \(10000 ms\) are dropped and counted/);
+  assert.match(strict.stderr, /warning: events older than their group's newest event time minus the allowed lateness \(10000 ms\) are dropped and counted/);
   assert.match(strict.stderr, /0 firings, 1 late events dropped\n/);
+});
+
+test('hosts interleaved out of time order give the firings of the sorted file (each host is late only against its own events)', async () => {
+  // Host pc2's events are two hours behind pc1's, in alternation; pc2's event at 5 s comes after its
+  // event at 20 s, more than the lateness (10 s) behind it: late for pc2 itself.
+  const interleaved = [
+    { EventID: 4625, ComputerName: 'pc1', '@timestamp': at(7200) },
+    { EventID: 4625, ComputerName: 'pc2', '@timestamp': at(0) },
+    { EventID: 4625, ComputerName: 'pc1', '@timestamp': at(7210) },
+    { EventID: 4625, ComputerName: 'pc2', '@timestamp': at(10) },
+    { EventID: 4625, ComputerName: 'pc1', '@timestamp': at(7220) },
+    { EventID: 4625, ComputerName: 'pc2', '@timestamp': at(20) },
+    { EventID: 4625, ComputerName: 'pc2', '@timestamp': at(5) },
+    { EventID: 4624, ComputerName: 'pc2', '@timestamp': at(30) },
+    { EventID: 4624, ComputerName: 'pc1', '@timestamp': at(7230) },
+  ];
+  const late = 6;
+  const sorted = interleaved
+    .map((e, i) => ({ e, i }))
+    .filter(({ i }) => i !== late)
+    .sort((a, b) => Date.parse(a.e['@timestamp']) - Date.parse(b.e['@timestamp']));
+  const firingsOf = async (name: string, events: object[], numbers: number[]) => {
+    const r = await vigil(['scan', '--rules', rulesDir, '--events', eventsFile(name, events), '--lateness', '10s']);
+    assert.equal(r.code, 0, r.stderr);
+    // Event numbers as positions in the interleaved file, so both runs compare.
+    return lines(r.stdout)
+      .filter((l) => 'correlation_title' in l)
+      .map((f): Line => ({ ...f, events: (f.events as number[]).map((n) => numbers[n]) }))
+      .sort((a, b) => `${String(a.window_end)} ${JSON.stringify(a.group)}`.localeCompare(`${String(b.window_end)} ${JSON.stringify(b.group)}`));
+  };
+  const got = await firingsOf('interleaved.ndjson', interleaved, interleaved.map((_, i) => i));
+  const want = await firingsOf('sorted.ndjson', sorted.map(({ e }) => e), sorted.map(({ i }) => i));
+  assert.deepEqual(got, want);
+  assert.deepEqual(
+    got.map((f) => [f.correlation_title, f.group, f.window_start, f.window_end]),
+    [
+      ['Many failed logins', { ComputerName: 'pc2' }, at(0), at(20)],
+      ['Failures then success', { ComputerName: 'pc2' }, at(20), at(30)],
+      ['Many failed logins', { ComputerName: 'pc1' }, at(7200), at(7220)],
+      ['Failures then success', { ComputerName: 'pc1' }, at(7220), at(7230)],
+    ],
+  );
+  const r = await vigil(['scan', '--rules', rulesDir, '--events', eventsFile('interleaved-again.ndjson', interleaved), '--lateness', '10s']);
+  assert.match(r.stderr, /4 firings, 1 late events dropped\n/);
 });
 
 test('a correlation that cannot be evaluated is reported as a rejected rule; the others run', async () => {

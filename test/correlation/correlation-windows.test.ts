@@ -1,7 +1,8 @@
 // What a correlation window counts across requests: nothing fires twice for one window (the group starts
 // afresh after a firing, so a burst fires once per threshold reached), re-sent events are never counted
-// again, events older than the newest event time are dropped (lateness 0, counted in the state), and
-// with CORRELATION_LATENESS they count when they arrive within it and fire once the clock is past it.
+// again, events older than their group's newest event time are dropped (lateness 0, counted in the
+// state), and with CORRELATION_LATENESS they count when they arrive within it and fire once their
+// group's clock is past it. Clocks per group across groups: correlation-group-clocks.test.ts.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Service } from '../../src/server.js';
@@ -138,21 +139,23 @@ describeEachDatabase(
 
     const failed = (seconds: number, User: string) => event(seconds, { EventID: 4625, User });
 
-    test('an event up to 60 s behind the newest counts; the firing waits until the clock is 60 s past it; an older one is dropped', async () => {
+    test("an event up to 60 s behind its group's newest counts; the firing waits until that clock is 60 s past it; an older one is dropped", async () => {
       const { pattern, correlationId } = await scenario(admin, analyst, [detection('lag_failed', { EventID: 4625 })], threeFailures('lag_failed', 'Lagging'));
       assert.equal((await send(ctx.service, pattern, [failed(100, 'erin'), failed(110, 'erin')])).data.alerts_created, 0);
-      assert.equal((await send(ctx.service, pattern, [failed(60, 'erin')])).data.alerts_created, 0, 'accepted, but evaluated only once the clock is 60 s past it');
+      assert.equal((await send(ctx.service, pattern, [failed(60, 'erin')])).data.alerts_created, 0, "accepted, but evaluated only once erin's clock is 60 s past it");
+      // Another group's newer event does not move erin's clock.
+      assert.equal((await send(ctx.service, pattern, [failed(200, 'frank')])).data.alerts_created, 0);
       assert.equal((await alertsOf(ctx.service, correlationId)).length, 0);
-      const moved = await send(ctx.service, pattern, [failed(200, 'frank')]);
+      const moved = await send(ctx.service, pattern, [failed(200, 'erin')]);
       assert.equal(moved.data.alerts_created, 1, moved.body);
       const [alert] = await alertsOf(ctx.service, correlationId);
       assert.deepEqual(alert.correlation.group, { User: 'erin' });
       assert.equal(alert.correlation.window_start, at(60));
       assert.equal(alert.correlation.window_end, at(110));
-      // Clock 200: 139 s is more than 60 s behind it.
+      // frank's clock is 200: 139 s is more than 60 s behind it.
       assert.equal((await send(ctx.service, pattern, [failed(139, 'frank'), failed(141, 'frank'), failed(201, 'frank')])).data.alerts_created, 0);
       assert.equal((await stateOf(ctx.service, correlationId)).droppedLate, 1);
-      assert.equal((await send(ctx.service, pattern, [failed(300, 'gina')])).data.alerts_created, 1, 'frank: 141, 200 and 201');
+      assert.equal((await send(ctx.service, pattern, [failed(300, 'frank')])).data.alerts_created, 1, 'frank: 141, 200 and 201');
       const last = (await alertsOf(ctx.service, correlationId)).at(-1)!;
       assert.deepEqual(last.correlation.group, { User: 'frank' });
       assert.equal(last.correlation.window_start, at(141));

@@ -20,7 +20,8 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-const templateKey = createHash('sha256').update(migrations.map((m) => m.sql).join('\n')).digest('hex').slice(0, 16);
+// Keyed like src/db/template.ts: a migration renumbered or renamed with the same SQL makes another template.
+const templateKey = createHash('sha256').update(migrations.map((m) => `${m.version}\0${m.name}\0${m.sql}`).join('\n')).digest('hex').slice(0, 16);
 const templatePath = join(tmpdir(), `vigil-test-template-${templateKey}.tar`);
 
 async function pgliteTemplate(): Promise<Blob> {

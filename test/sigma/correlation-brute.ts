@@ -1,6 +1,7 @@
 // A brute-force correlation evaluator for the property test, written from the definition in
-// docs/correlation.md and as plainly as possible: decide which events are accepted (lateness), sort them
-// by event time, then for every event enumerate its group's window from scratch and check the condition.
+// docs/correlation.md and as plainly as possible: decide which events are accepted (lateness, measured
+// against the newest earlier-arrived event of the same group), sort them by event time, then for every
+// event enumerate its group's window from scratch and check the condition.
 // Shares no code with src/sigma/correlation/.
 
 export interface BruteSpec {
@@ -107,15 +108,22 @@ export interface BruteInput extends BruteEvent {
   ids: string[];
 }
 
-/** The events the engine accepts (not older than the newest time seen so far among the events of the
- * referenced rules, minus the lateness), sorted by time, ties in arrival order. */
-export function acceptedInOrder(arrivals: BruteEvent[], referenced: string[], latenessMs: number): BruteInput[] {
+/** The group of an event: its group-by values as text (a missing field is null). */
+function groupText(groupBy: string[], e: BruteEvent): string {
+  return JSON.stringify(groupBy.map((g) => (e.fields[g] === undefined || e.fields[g] === null ? null : String(e.fields[g]))));
+}
+
+/** The events the engine accepts (not older than the newest time seen so far among the earlier events
+ * of the referenced rules in the same group, minus the lateness), sorted by time, ties in arrival order. */
+export function acceptedInOrder(arrivals: BruteEvent[], referenced: string[], latenessMs: number, groupBy: string[]): BruteInput[] {
   const accepted: BruteInput[] = [];
-  let newest = -Infinity;
+  const newest = new Map<string, number>();
   arrivals.forEach((e, arrival) => {
     if (!referenced.includes(e.rule)) return;
-    if (e.time >= newest - latenessMs) accepted.push({ ...e, order: arrival, ids: [e.id] });
-    newest = Math.max(newest, e.time);
+    const g = groupText(groupBy, e);
+    const before = newest.get(g) ?? -Infinity;
+    if (e.time >= before - latenessMs) accepted.push({ ...e, order: arrival, ids: [e.id] });
+    newest.set(g, Math.max(before, e.time));
   });
   return accepted.sort((a, b) => a.time - b.time || a.order - b.order);
 }
@@ -123,7 +131,7 @@ export function acceptedInOrder(arrivals: BruteEvent[], referenced: string[], la
 /** Every input closes a window of its group; consumed inputs (up to a firing) never count again. */
 export function evaluate(spec: BruteSpec, inputs: BruteInput[]): Array<BruteFiring & { order: number }> {
   const events = inputs.filter((e) => spec.rules.includes(e.rule) && valueOf(spec, e) !== undefined);
-  const groupOf = (e: BruteEvent): string => JSON.stringify(spec.groupBy.map((g) => (e.fields[g] === undefined || e.fields[g] === null ? null : String(e.fields[g]))));
+  const groupOf = (e: BruteEvent): string => groupText(spec.groupBy, e);
   const consumedUpTo = new Map<string, number>();
   const firings: Array<BruteFiring & { order: number }> = [];
   events.forEach((last, j) => {
@@ -144,14 +152,15 @@ export function evaluate(spec: BruteSpec, inputs: BruteInput[]): Array<BruteFiri
 }
 
 export function bruteForce(spec: BruteSpec, arrivals: BruteEvent[], latenessMs: number): BruteFiring[] {
-  return evaluate(spec, acceptedInOrder(arrivals, spec.rules, latenessMs)).map(({ order: _order, ...f }) => f);
+  return evaluate(spec, acceptedInOrder(arrivals, spec.rules, latenessMs, spec.groupBy)).map(({ order: _order, ...f }) => f);
 }
 
-/** A chain: `outer` references `inner` (by the name `innerName`) and base rules. The inner firings enter
- * the outer correlation at their window end, right after the event that caused them. */
+/** A chain: `outer` references `inner` (by the name `innerName`) and base rules, both grouped by the same
+ * fields (so one group's events share one clock). The inner firings enter the outer correlation at their
+ * window end, right after the event that caused them. */
 export function bruteChain(inner: BruteSpec, innerName: string, outer: BruteSpec, arrivals: BruteEvent[], latenessMs: number): { inner: BruteFiring[]; outer: BruteFiring[] } {
   const referenced = [...new Set([...inner.rules, ...outer.rules.filter((r) => r !== innerName)])];
-  const accepted = acceptedInOrder(arrivals, referenced, latenessMs);
+  const accepted = acceptedInOrder(arrivals, referenced, latenessMs, inner.groupBy);
   const innerFirings = evaluate(inner, accepted);
   const chained: BruteInput[] = innerFirings.map((f) => ({ rule: innerName, id: '', ids: f.ids, time: f.end, fields: f.group, order: f.order + 0.5 }));
   const outerInputs = [...accepted, ...chained].sort((a, b) => a.time - b.time || a.order - b.order);

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { advance, compileCorrelations, feed, flush, generatesAlerts, newState, parseRule, restore, serialize, StateMismatchError } from '../../src/sigma/index.js';
+import { advance, anyDue, clockIdOf, compactWaiting, compileCorrelations, due, feed, flush, generatesAlerts, newState, parseRule, restore, serialize, settle, StateMismatchError } from '../../src/sigma/index.js';
 import type { CorrelationSet, EngineOptions, EngineState, Firing, RuleMatch, SigmaRule } from '../../src/sigma/index.js';
 import { repoRoot } from './corpus-helpers.js';
 
@@ -289,6 +289,102 @@ test('inputs wait for the lateness bound; advance (a clock) and flush evaluate t
   assert.deepEqual(flush(set, state).firings, []);
 });
 
+test('event clocks are per group: two hosts interleaved out of time order with lateness 0 both fire, as if sorted', () => {
+  const set = compile([COUNT3]);
+  const a = [0, 10, 20].map((t) => m('r', 2 * 60 * M + t * S, { host: 'a' }));
+  const b = [0, 10, 20].map((t) => m('r', t * S, { host: 'b' }));
+  const interleaved = run(set, [a[0], b[0], a[1], b[1], a[2], b[2]]);
+  const sorted = run(set, [...b, ...a]);
+  const key = (fs: Firing[]) => fs.map((f) => [f.groupKey, f.windowStart, f.windowEnd, f.eventIds]).sort((x, y) => (x[2] as number) - (y[2] as number));
+  assert.equal(interleaved.firings.length, 2);
+  assert.deepEqual(key(interleaved.firings), key(sorted.firings));
+  assert.equal(interleaved.state.droppedLate, 0);
+});
+
+test("a group catching up after another group's newer events fires; an event behind its own group's newest is dropped and counted", () => {
+  const set = compile([COUNT3]);
+  const state = newState(set);
+  for (const t of [60 * M, 60 * M + S]) assert.deepEqual(feed(set, state, m('r', t, { host: 'live' })).firings, []);
+  assert.deepEqual(feed(set, state, m('r', 0, { host: 'back' })).firings, []);
+  assert.deepEqual(feed(set, state, m('r', 10 * S, { host: 'back' })).firings, []);
+  const late = feed(set, state, m('r', 5 * S, { host: 'back' }));
+  assert.equal(state.droppedLate, 1);
+  assert.equal(late.warnings.filter((w) => /group's newest event time/.test(w)).length, 1);
+  assert.deepEqual(feed(set, state, m('r', 20 * S, { host: 'back' })).firings, []);
+  const fired = settle(set, state).firings;
+  assert.deepEqual(fired.map((f) => [f.groupKey, f.windowStart - T0, f.windowEnd - T0, f.inputCount]), [[{ host: 'back' }, 0, 20 * S, 3]]);
+});
+
+test('with a lateness, waiting inputs are due the lateness after they arrived (wall clock), whatever their group\'s clock', () => {
+  const set = compile([COUNT3], { latenessMs: 2 * S });
+  const state = newState(set);
+  const arrived = 1_000_000;
+  for (const t of [0, S, 2 * S]) assert.deepEqual(feed(set, state, m('r', t, { host: 'h' }), arrived).firings, []);
+  assert.deepEqual(settle(set, state).firings, [], 'the clock is not past them');
+  assert.equal(anyDue(set, state, arrived + 2 * S - 1), false);
+  assert.deepEqual(due(set, state, arrived + 2 * S - 1).firings, []);
+  assert.equal(anyDue(set, state, arrived + 2 * S), true);
+  const fired = due(set, state, arrived + 2 * S).firings;
+  assert.deepEqual(fired.map((f) => [f.windowStart - T0, f.windowEnd - T0]), [[0, 2 * S]]);
+  assert.equal(state.pending.length, 0);
+  // Evaluated: an input older than the last one evaluated in its group is late now, even within the lateness.
+  feed(set, state, m('r', 2 * S - 1, { host: 'h' }), arrived + 3 * S);
+  assert.equal(state.droppedLate, 1);
+});
+
+test('a due input takes the older waiting inputs of its group with it, in time order; other groups wait on', () => {
+  const set = compile([COUNT3], { latenessMs: 10 * S });
+  const state = newState(set);
+  feed(set, state, m('r', 5 * S, { host: 'h' }), 0);
+  feed(set, state, m('r', 6 * S, { host: 'other' }), 500);
+  feed(set, state, m('r', 4 * S, { host: 'h' }), 1000);
+  feed(set, state, m('r', 3 * S, { host: 'h' }), 2000);
+  // Only h's input at 5 s arrived 10 s ago; h's older inputs (arrived later) are evaluated before it.
+  const fired = due(set, state, 10 * S).firings;
+  assert.deepEqual(fired.map((f) => [f.groupKey, f.windowStart - T0, f.windowEnd - T0]), [[{ host: 'h' }, 3 * S, 5 * S]]);
+  assert.deepEqual(state.pending.map((p) => p.f), [{ host: 'other' }]);
+});
+
+test('a state saved with one clock per correlation (version 1) is restored with clocks per group', () => {
+  const set = compile([COUNT3], { latenessMs: M });
+  const state = newState(set);
+  for (const t of [0, 10]) feed(set, state, m('r', t * S, { host: 'h' }), 0);
+  const { clocks: _clocks, version: _version, ...rest } = state;
+  const v1 = JSON.stringify({ ...rest, version: 1, floor: null, pending: state.pending.map(({ k: _k, m: _m, a: _a, ...p }) => p) });
+  const back = restore(set, v1, 5000);
+  assert.equal(back.version, 2);
+  assert.deepEqual(back.clocks, { [clockIdOf({ host: 'h' })]: { t: T0 + 10 * S, floor: null } });
+  assert.deepEqual(back.pending.map((p) => [p.t - T0, p.k, p.m, p.a]), [[0, clockIdOf({ host: 'h' }), [0], 5000], [10 * S, clockIdOf({ host: 'h' }), [0], 5000]]);
+  assert.equal(run(set, [m('r', 20 * S, { host: 'h' })], back).firings.length, 1);
+});
+
+test("a chain over other group-by fields: inner firings enter the outer group's own clock, late ones dropped", () => {
+  const inner = 'title: Pair\nname: pair\ncorrelation:\n  type: event_count\n  rules: [r]\n  group-by: [host, user]\n  timespan: 1m\n  condition:\n    gte: 2\n';
+  const outer = 'title: Users\nname: users\ncorrelation:\n  type: event_count\n  rules: [pair]\n  group-by: [host]\n  timespan: 10m\n  condition:\n    gte: 2\n';
+  const set = compile([outer, inner]);
+  const state = newState(set);
+  const fired: Firing[] = [];
+  const at = (t: number, user: string) => fired.push(...feed(set, state, m('r', t * S, { host: 'h', user })).firings, ...settle(set, state).firings);
+  // bob's pair completes at 100 s, then alice's (an older user's events arriving later) at 20 s: the
+  // outer group h has seen 100 s, so alice's firing is late for it and dropped.
+  at(90, 'bob');
+  at(100, 'bob');
+  at(10, 'alice');
+  at(20, 'alice');
+  assert.deepEqual(fired.map((f) => [f.correlation.name, f.groupKey, f.windowEnd - T0]), [
+    ['pair', { host: 'h', user: 'bob' }, 100 * S],
+    ['pair', { host: 'h', user: 'alice' }, 20 * S],
+  ]);
+  assert.equal(state.droppedLate, 1);
+  // carol's pair after bob's: the outer group fires.
+  at(110, 'carol');
+  at(120, 'carol');
+  assert.deepEqual(fired.slice(2).map((f) => [f.correlation.name, f.groupKey, f.windowStart - T0, f.windowEnd - T0]), [
+    ['pair', { host: 'h', user: 'carol' }, 110 * S, 120 * S],
+    ['users', { host: 'h' }, 100 * S, 120 * S],
+  ]);
+});
+
 test('a missing group-by field is the value null: such events form their own group', () => {
   const set = compile([COUNT3.replace('[host]', '[host, user]')]);
   const { firings } = run(set, [m('r', 0, { host: 'h' }), m('r', S, { host: 'h', user: null }), m('r', 2 * S, { host: 'h' }), m('r', 3 * S, { host: 'h', user: 'bob' })]);
@@ -400,8 +496,9 @@ test('past maxPending the oldest waiting inputs are evaluated early, and nothing
   const state = newState(set);
   const fired: Firing[] = [];
   for (const t of [10, 20, 30]) fired.push(...feed(set, state, m('r', t * S, { host: 'h' })).firings);
+  compactWaiting(state);
   assert.equal(state.pending.length, 2);
-  assert.equal(state.floor, T0 + 10 * S);
+  assert.equal(state.clocks[clockIdOf({ host: 'h' })].floor, T0 + 10 * S);
   // Within the lateness, but older than what was evaluated: dropped.
   assert.deepEqual(feed(set, state, m('r', 5 * S, { host: 'h' })).firings, []);
   assert.equal(state.droppedLate, 1);

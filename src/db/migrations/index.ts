@@ -23,6 +23,7 @@ import { sql as deliveryLeaseHolder } from './021-delivery-lease-holder.js';
 import { sql as exceptionExpiryHits } from './022-exception-expiry-hits.js';
 import { sql as eventBlockStartIndex } from './023-event-block-start-index.js';
 import { sql as alertSearchTable } from './024-alert-search-table.js';
+import { sql as correlationGroupClocks } from './025-correlation-group-clocks.js';
 
 export interface Migration {
   version: number;
@@ -55,4 +56,5 @@ export const migrations: Migration[] = [
   { version: 22, name: 'exception expiry and hits', sql: exceptionExpiryHits },
   { version: 23, name: 'event block start index', sql: eventBlockStartIndex },
   { version: 24, name: 'alert search table', sql: alertSearchTable },
+  { version: 25, name: 'correlation group clocks', sql: correlationGroupClocks },
 ];

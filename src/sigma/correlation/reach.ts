@@ -1,10 +1,12 @@
 // What a batch of inputs can reach, worked out before it is fed, so a service that stores the state in
 // parts (state-parts.ts) holds only those parts while it feeds the batch: the windows an input (or the
-// firing it may cause, through a chain) can step into, and the waiting inputs the batch may evaluate.
-// Promise: a feed of these inputs, then a settle, never steps into a group of a correlation outside
-// `windowsReached`, nor evaluates a waiting input outside `waitingReached`. The analysis may only
-// over-approximate (an input dropped as late, a window that does not fire, still counts as reaching).
-import { refsOf, targetsOf, waitingInput } from './engine.js';
+// firing it may cause, through a chain) can step into, the event clocks it can move, and the waiting
+// inputs the batch may evaluate. Promise: a feed of these inputs, then a settle and a due, never steps
+// into a group of a correlation outside `windowsReached`, nor touches a clock outside `clocksReached`,
+// given it holds every waiting input of those clocks, the oldest `waitingReached` counts and those due.
+// The analysis may only over-approximate (an input dropped as late, a window that does not fire, still
+// counts as reaching).
+import { clockIdOf, clocksOf, refsOf, targetsOf, waitingInput } from './engine.js';
 import { groupOf, valueOf } from './fields.js';
 import type { CorrelationSet, JsonValue, PendingInput, RuleMatch } from './types.js';
 
@@ -37,26 +39,38 @@ export function windowsReached(set: CorrelationSet, inputs: Iterable<PendingInpu
   return out;
 }
 
+/** The event clocks these inputs (or the firings they may cause, through a chain) wait on or move. */
+export function clocksReached(set: CorrelationSet, inputs: Iterable<PendingInput>): Set<string> {
+  const out = new Set<string>();
+  for (const p of inputs) {
+    const queue = targetsOf(set, p.refs).map((t) => ({ correlation: t.correlation, entries: t.entries, refs: p.refs, f: p.f }));
+    for (const k of clocksOf(set, p.refs, p.f, targetsOf(set, p.refs)).keys()) out.add(k);
+    if (p.k !== undefined) out.add(p.k);
+    for (let i = 0; i < queue.length; i++) {
+      const w = queue[i];
+      const c = set.correlations[w.correlation];
+      const { key } = groupOf(c, w.f, w.entries, w.refs);
+      out.add(clockIdOf(key));
+      const refs = [c.id, c.name].filter((x): x is string => x !== null);
+      for (const t of targetsOf(set, refs)) queue.push({ correlation: t.correlation, entries: t.entries, refs, f: key as Record<string, JsonValue> });
+    }
+  }
+  return out;
+}
+
 export interface WaitingReach {
-  /** Every waiting input at or before this time may be evaluated (null: none by time). */
-  upTo: number | null;
-  /** And the oldest this many (evaluated early when too many wait). */
+  /** The oldest this many waiting inputs may be evaluated (early, when too many wait). */
   oldest: number;
-  /** The event clock once the batch is fed (the newest time a window can see). */
+  /** The newest event time overall once the batch is fed. */
   clock: number | null;
 }
 
 /**
- * The waiting inputs a batch may evaluate, given the clock and the number waiting before it: those the
- * clock, moved by the batch, passes (a settle evaluates up to the clock minus the lateness, inclusive),
- * and the oldest ones that too many waiting would evaluate early.
+ * Besides every waiting input of the clocks a batch reaches and those due by wall clock: the oldest ones
+ * that too many waiting would evaluate early, given the number waiting before the batch.
  */
 export function waitingReached(set: CorrelationSet, clock: number | null, waiting: number, batch: readonly PendingInput[]): WaitingReach {
   let newest = clock;
   for (const p of batch) newest = newest === null ? p.t : Math.max(newest, p.t);
-  return {
-    upTo: newest === null ? null : newest - set.options.latenessMs,
-    oldest: Math.max(0, waiting + batch.length - set.options.maxPending),
-    clock: newest,
-  };
+  return { oldest: Math.max(0, waiting + batch.length * Math.max(1, set.correlations.length) - set.options.maxPending), clock: newest };
 }

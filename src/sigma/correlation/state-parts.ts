@@ -1,20 +1,25 @@
-// The engine state in parts, for a service that stores it per group rather than whole: a head (clocks,
-// counters, how many groups and waiting inputs there are), one window per (correlation, group) and one
-// entry per waiting input. Promises: `fromParts` of a state's head with all its windows and waiting
-// inputs gives back an equal state; given only some of them, it gives a state holding those and counting
-// the rest, which the engine feeds alike as long as it holds what reach.ts says a batch reaches. Each
-// part is JSON text; a part that is not one of this version is refused (StateMismatchError).
+// The engine state in parts, for a service that stores it per group rather than whole: a head (the
+// newest time overall, counters, how many groups and waiting inputs there are), one window per
+// (correlation, group), one event clock per group and one entry per waiting input. Promises: `fromParts`
+// of a state's head with all its windows, clocks and waiting inputs gives back an equal state; given
+// only some of them, it gives a state holding those and counting the rest, which the engine feeds alike
+// as long as it holds what reach.ts says a batch reaches. A head of version 2 (one clock per
+// correlation, before per-group clocks) given all its parts gives the upgraded state (engine.ts
+// upgradeState). Each part is JSON text; a part that is not one of these versions is refused
+// (StateMismatchError).
 import { StateMismatchError } from './state-io.js';
-import type { CorrelationSet, CorrelationState, EngineState, GroupState, JsonValue, PendingInput, WindowEntry } from './types.js';
+import { compactWaiting, upgradeState } from './engine.js';
+import type { CorrelationSet, CorrelationState, EngineState, GroupClock, GroupState, JsonValue, PendingInput, WindowEntry } from './types.js';
 
 /** A correlation's counters: its state without the groups. */
 export type CorrelationCounters = Omit<CorrelationState, 'groups'>;
 
 export interface StateHead {
-  version: 2;
+  /** 3: per-group clocks (stored as parts); 2: one clock per correlation (`floor`), read to upgrade. */
+  version: 2 | 3;
   fingerprint: string;
   clock: number | null;
-  floor: number | null;
+  floor?: number | null;
   seq: number;
   /** Waiting inputs in all. */
   waiting: number;
@@ -30,12 +35,18 @@ export interface StoredWindow {
   window: GroupState;
 }
 
+/** One group's event clock, by its identity (engine.ts clockIdOf). */
+export interface StoredClock {
+  id: string;
+  clock: GroupClock;
+}
+
 export function headOf(state: EngineState): StateHead {
+  compactWaiting(state);
   return {
-    version: 2,
+    version: 3,
     fingerprint: state.fingerprint,
     clock: state.clock,
-    floor: state.floor,
     seq: state.seq,
     waiting: state.pending.length + (state.pendingStored ?? 0),
     droppedLate: state.droppedLate,
@@ -49,8 +60,15 @@ export function windowsOf(state: EngineState): StoredWindow[] {
   return state.correlations.flatMap((cs, correlation) => Object.entries(cs.groups).map(([id, window]) => ({ correlation, id, window })));
 }
 
-/** A state holding these windows and waiting inputs (any order), and counting the others of the head. */
-export function fromParts(set: CorrelationSet, head: StateHead, windows: Iterable<StoredWindow>, waiting: PendingInput[]): EngineState {
+/** Every clock a state holds. */
+export function clocksOf(state: EngineState): StoredClock[] {
+  return Object.entries(state.clocks).map(([id, clock]) => ({ id, clock }));
+}
+
+/** A state holding these windows, clocks and waiting inputs (any order), and counting the others of the
+ * head. A head of version 2 must come with all its parts (it is upgraded; `now` is the arrival given to
+ * its waiting inputs). */
+export function fromParts(set: CorrelationSet, head: StateHead, windows: Iterable<StoredWindow>, waiting: PendingInput[], clocks: Iterable<StoredClock> = [], now: number = Date.now()): EngineState {
   if (head.fingerprint !== set.fingerprint || head.correlations.length !== set.correlations.length) throw new StateMismatchError('the state belongs to other correlation rules or options');
   const pending = [...waiting].sort((a, b) => a.t - b.t || a.s - b.s);
   if (pending.length > head.waiting) throw new StateMismatchError('more waiting inputs than the head counts');
@@ -60,11 +78,13 @@ export function fromParts(set: CorrelationSet, head: StateHead, windows: Iterabl
     if (cs === undefined) throw new StateMismatchError(`no correlation ${correlation} in the set`);
     cs.groups[id] = window;
   }
-  return {
-    version: 1,
+  const held: Record<string, GroupClock> = {};
+  for (const c of clocks) held[c.id] = c.clock;
+  const state: EngineState = {
+    version: 2,
     fingerprint: head.fingerprint,
     clock: head.clock,
-    floor: head.floor,
+    clocks: held,
     seq: head.seq,
     pending,
     pendingStored: head.waiting - pending.length,
@@ -72,6 +92,9 @@ export function fromParts(set: CorrelationSet, head: StateHead, windows: Iterabl
     lateWarned: head.lateWarned,
     correlations,
   };
+  if (head.version === 3) return state;
+  if (pending.length !== head.waiting) throw new StateMismatchError('a head of version 2 is upgraded with all its waiting inputs');
+  return upgradeState(set, { ...state, floor: head.floor ?? null }, now);
 }
 
 function parsed(text: string, what: string): Record<string, unknown> {
@@ -89,15 +112,25 @@ export function headText(head: StateHead): string {
   return JSON.stringify(head);
 }
 
-/** Whether the text is a head (version 2) rather than a whole state (version 1, state-io.ts). */
+/** Whether the text is a head (version 2 or 3) rather than a whole state (state-io.ts). */
 export function isHeadText(text: string): boolean {
-  return text.startsWith('{"version":2,');
+  return (text.startsWith('{"version":2,') || text.startsWith('{"version":3,')) && !text.includes('"pending":[');
 }
 
 export function parseHead(text: string): StateHead {
   const v = parsed(text, 'correlation state head');
-  if (v.version !== 2 || typeof v.seq !== 'number' || typeof v.waiting !== 'number' || !Array.isArray(v.correlations)) throw new StateMismatchError('not a correlation state head of version 2');
+  if ((v.version !== 2 && v.version !== 3) || typeof v.seq !== 'number' || typeof v.waiting !== 'number' || !Array.isArray(v.correlations)) throw new StateMismatchError('not a correlation state head of version 2 or 3');
   return v as unknown as StateHead;
+}
+
+export function clockText(c: GroupClock): string {
+  return JSON.stringify(c);
+}
+
+export function parseClock(text: string): GroupClock {
+  const v = parsed(text, 'correlation group clock');
+  if (typeof v.t !== 'number' || (v.floor !== null && typeof v.floor !== 'number')) throw new StateMismatchError('not a correlation group clock');
+  return { t: v.t, floor: v.floor as number | null };
 }
 
 /** A window's text: its key and live inputs (the dead prefix is left out). */

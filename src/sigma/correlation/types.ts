@@ -78,7 +78,8 @@ export interface CompiledCorrelation extends CorrelationRef {
 }
 
 export interface EngineOptions {
-  /** How far behind the newest event time seen an event may be and still count (ms). Default 0. */
+  /** How far behind the newest event time of its own group an event may be and still count (ms); also
+   * how long after its arrival (wall clock) a waiting input is evaluated at the latest. Default 0. */
   latenessMs: number;
   /** Live groups per correlation; past it new groups are refused (counted, warned once). Default 10,000. */
   maxGroups: number;
@@ -116,13 +117,30 @@ export interface CorrelationSet {
 
 // ---- state (plain JSON) ----
 
-/** A match waiting for the lateness bound: only the fields the correlations need are kept. */
+/** A match (or a chained firing) waiting for the lateness bound of one event clock: only the fields
+ * the correlations need are kept. A match whose correlations group it into several clocks waits once
+ * per clock. */
 export interface PendingInput {
   t: number;
   s: number;
   refs: string[];
   id: string;
   f: Record<string, JsonValue>;
+  /** The event clock it waits on (clockIdOf), and the correlations (positions) it feeds there. Absent
+   * in states of version 1 (upgraded on restore). */
+  k?: string;
+  m?: number[];
+  /** Arrival (wall clock, ms): it is evaluated at the latest `latenessMs` after it. */
+  a?: number;
+  /** A chained firing: the base events it stands for (`id` is then empty). */
+  ids?: string[];
+}
+
+/** The event clock of one group: the newest event time it has seen and the time of its last input
+ * evaluated (nothing older is accepted for it any more). */
+export interface GroupClock {
+  t: number;
+  floor: number | null;
 }
 
 /** One input in a group's window. */
@@ -157,15 +175,20 @@ export interface CorrelationState {
 }
 
 export interface EngineState {
-  version: 1;
+  version: 2;
   fingerprint: string;
-  /** Newest event time seen (ms), null before the first input. */
+  /** Newest event time seen overall (ms), null before the first input: only for bounds (groups whose
+   * newest input is older than this minus timespan and lateness may be dropped at the group cap). */
   clock: number | null;
-  /** Time of the last input evaluated: nothing older is accepted any more. */
-  floor: number | null;
+  /** The event clocks, one per group (clockIdOf: group-by names and values; correlations grouping by
+   * the same fields share them, so a chain over one group-by keeps its order). A state held in parts
+   * holds those a batch reaches. */
+  clocks: Record<string, GroupClock>;
   /** Arrival counter (orders inputs of equal time). */
   seq: number;
-  /** Sorted by (t, s). */
+  /** Sorted by (t, s); every one has `k`, `m` and `a`. After `feed` it may still hold inputs already
+   * evaluated (dropped in batches); `settle`, `due`, `flush`, `serialize`, `headOf` and
+   * `compactWaiting` leave only those waiting. */
   pending: PendingInput[];
   /** Waiting inputs stored elsewhere, every one after those of `pending` in (t, s) order (absent: 0). A
    * service holding only part of the waiting inputs holds every one a batch may evaluate (reach.ts). */
