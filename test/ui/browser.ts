@@ -280,6 +280,26 @@ export async function adminApi(serverUrl: string): Promise<AdminApi> {
   };
 }
 
+/**
+ * A JSON request from the page with its own session, as the console makes it (the CSRF token read
+ * first): the status and the answer (parsed when it is JSON), whatever the status.
+ */
+export async function pageRequest<T = unknown>(page: Page, method: string, path: string, body: unknown): Promise<{ status: number; body: T }> {
+  const answer = (await page.evaluate(`(async () => {
+    const { csrf_token } = await (await fetch('/api/auth/csrf')).json();
+    const res = await fetch(${JSON.stringify(path)}, { method: ${JSON.stringify(method)}, headers: { 'content-type': 'application/json', 'x-csrf-token': csrf_token },
+      body: ${JSON.stringify(JSON.stringify(body))} });
+    return { status: res.status, text: await res.text() };
+  })()`)) as { status: number; text: string };
+  let parsed: unknown = answer.text;
+  try {
+    parsed = JSON.parse(answer.text);
+  } catch {
+    // not JSON: the text as it is
+  }
+  return { status: answer.status, body: parsed as T };
+}
+
 /** What the console itself keeps in the browser: the theme and the queue position the detail page steps through. */
 const CONSOLE_STORAGE = ['vigil.theme', 'vigil.alert-list-position'];
 
