@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, waitUntil, type ConsoleSession, type RunningServer } from './browser.js';
+import { adminApi, ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, waitUntil, type AdminApi, type ConsoleSession, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 
@@ -71,33 +71,19 @@ interface Listed {
 
 describe('the alert detail page in a browser', { skip: missing ?? false, timeout: 300_000 }, () => {
   let ui: ConsoleSession, server: RunningServer, page: Page;
-  let headers: Record<string, string> = {};
+  let api: AdminApi;
   let queue: string[] = [];
 
-  const get = async <T,>(path: string): Promise<T> => {
-    const res = await fetch(server.url + path, { headers });
-    assert.equal(res.status, 200, await res.clone().text());
-    return (await res.json()) as T;
-  };
   const onAlert = (id: string) => waitUntil(page, `location.pathname === ${JSON.stringify(`/alerts/${id}`)} && !!document.querySelector('#alert-title')`);
 
   before(async () => {
     ({ server, page } = ui = await openConsole({ timeout: 60_000 }));
-    const login = await fetch(`${server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
-    const access = ((await login.json()) as { access_token: string }).access_token;
-    const csrf = ((await (await fetch(`${server.url}/api/auth/csrf`, { headers: { authorization: `Bearer ${access}` } })).json()) as { csrf_token: string }).csrf_token;
-    headers = { authorization: `Bearer ${access}`, 'x-csrf-token': csrf, 'content-type': 'application/json' };
-    const post = async (path: string, body: unknown) => {
-      const res = await fetch(server.url + path, { method: 'POST', headers, body: JSON.stringify(body) });
-      const text = await res.text();
-      assert.ok(res.ok, `${path}: ${res.status} ${text}`);
-      return JSON.parse(text) as Record<string, string>;
-    };
-    const token = (await post('/api/index_patterns', { name: 'win', is_default: true, preset: 'sigma-native' })).ingest_token;
-    await post('/api/threat_intel/feeds', { name: 'Phishing domains', format: 'plain', type: 'domain', content: 'evil.example\n', risk_score: 85 });
-    await post('/api/rules', { yaml_content: RULE, deploy: true });
+    api = await adminApi(server.url);
+    const token = (await api.post('/api/index_patterns', { name: 'win', is_default: true, preset: 'sigma-native' })).ingest_token;
+    await api.post('/api/threat_intel/feeds', { name: 'Phishing domains', format: 'plain', type: 'domain', content: 'evil.example\n', risk_score: 85 });
+    await api.post('/api/rules', { yaml_content: RULE, deploy: true });
     assert.equal((await sendEvents(server.url, 'win', token, EVENTS)).alerts_created, 3);
-    queue = (await get<Listed>('/api/alerts?sort_by=created_at&sort_order=desc&page_size=100')).items.map((a) => a.id);
+    queue = (await api.get<Listed>('/api/alerts?sort_by=created_at&sort_order=desc&page_size=100')).items.map((a) => a.id);
     assert.equal(queue.length, 3);
     await page.goto(server.url + '/');
     await signIn(page, 'admin', ADMIN_PASSWORD);
@@ -105,7 +91,7 @@ describe('the alert detail page in a browser', { skip: missing ?? false, timeout
   after(() => ui?.close());
 
   test('context, related alerts and the indicator card', async () => {
-    const listed = await get<Listed>('/api/alerts?search=gate.php');
+    const listed = await api.get<Listed>('/api/alerts?search=gate.php');
     const id = listed.items[0].id;
     await page.goto(`${server.url}/alerts/${id}`);
     await onAlert(id);

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, waitUntil, type ConsoleSession, type RunningServer } from './browser.js';
+import { adminApi, ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, waitUntil, type AdminApi, type ConsoleSession, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 const HOUR = 3600_000;
@@ -51,13 +51,8 @@ interface Listed {
 
 describe('the alert queue in a browser', { skip: missing ?? false, timeout: 400_000 }, () => {
   let ui: ConsoleSession, server: RunningServer, page: Page;
-  let headers: Record<string, string> = {};
+  let api: AdminApi;
 
-  const get = async <T,>(path: string): Promise<T> => {
-    const res = await fetch(server.url + path, { headers });
-    assert.equal(res.status, 200, await res.clone().text());
-    return (await res.json()) as T;
-  };
   const rows = () => page.locator('tbody tr[data-alert-id]');
   const rowIds = async () => (await page.evaluate('[...document.querySelectorAll("tbody tr[data-alert-id]")].map((r) => r.dataset.alertId)')) as string[];
   const rowCountIs = (n: number) => waitUntil(page, `document.querySelectorAll("tbody tr[data-alert-id]").length === ${n}`);
@@ -66,18 +61,9 @@ describe('the alert queue in a browser', { skip: missing ?? false, timeout: 400_
 
   before(async () => {
     ({ server, page } = ui = await openConsole({ timeout: 60_000 }));
-    const login = await fetch(`${server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
-    const access = ((await login.json()) as { access_token: string }).access_token;
-    const csrf = ((await (await fetch(`${server.url}/api/auth/csrf`, { headers: { authorization: `Bearer ${access}` } })).json()) as { csrf_token: string }).csrf_token;
-    headers = { authorization: `Bearer ${access}`, 'x-csrf-token': csrf, 'content-type': 'application/json' };
-    const post = async (path: string, body: unknown) => {
-      const res = await fetch(server.url + path, { method: 'POST', headers, body: JSON.stringify(body) });
-      const text = await res.text();
-      assert.ok(res.ok, `${path}: ${res.status} ${text}`);
-      return JSON.parse(text) as Record<string, string>;
-    };
-    const token = (await post('/api/index_patterns', { name: 'queue', is_default: true })).ingest_token;
-    for (const level of ['high', 'low']) await post('/api/rules', { yaml_content: rule(level), deploy: true });
+    api = await adminApi(server.url);
+    const token = (await api.post('/api/index_patterns', { name: 'queue', is_default: true })).ingest_token;
+    for (const level of ['high', 'low']) await api.post('/api/rules', { yaml_content: rule(level), deploy: true });
     assert.equal((await sendEvents(server.url, 'queue', token, EVENTS)).alerts_created, EVENTS.length);
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(server.url + '/');
@@ -89,7 +75,7 @@ describe('the alert queue in a browser', { skip: missing ?? false, timeout: 400_
     await page.goto(`${server.url}/alerts`);
     await rowCountIs(50);
     assert.ok((await headerTexts()).includes('Event time'));
-    const newest = await get<Listed>('/api/alerts?page_size=1');
+    const newest = await api.get<Listed>('/api/alerts?page_size=1');
     const cell = rows().first().locator('td.col-event_time time, td time').first();
     assert.equal(await cell.getAttribute('title'), newest.items[0].event_time, 'the exact ISO time on hover');
     assert.equal(await cell.getAttribute('datetime'), newest.items[0].event_time);
@@ -98,11 +84,11 @@ describe('the alert queue in a browser', { skip: missing ?? false, timeout: 400_
 
     await page.getByRole('button', { name: /^Event time/ }).click();
     await page.waitForURL(/sort_by=event_time&sort_order=desc/);
-    const byEvent = await get<Listed>('/api/alerts?sort_by=event_time&sort_order=desc&page_size=50');
+    const byEvent = await api.get<Listed>('/api/alerts?sort_by=event_time&sort_order=desc&page_size=50');
     await waitUntil(page, `document.querySelector("tbody tr[data-alert-id]")?.dataset.alertId === ${JSON.stringify(byEvent.items[0].id)}`);
     await page.getByRole('button', { name: /^Event time/ }).click();
     await page.waitForURL(/sort_order=asc/);
-    const oldest = await get<Listed>('/api/alerts?sort_by=event_time&sort_order=asc&page_size=1');
+    const oldest = await api.get<Listed>('/api/alerts?sort_by=event_time&sort_order=asc&page_size=1');
     await waitUntil(page, `document.querySelector("tbody tr[data-alert-id]")?.dataset.alertId === ${JSON.stringify(oldest.items[0].id)}`);
     assert.equal(await page.locator('th[aria-sort="ascending"]').textContent(), 'Event time ▲');
 
@@ -125,7 +111,7 @@ describe('the alert queue in a browser', { skip: missing ?? false, timeout: 400_
     assert.doesNotMatch(page.url(), /range=/, 'a typed bound replaces the preset');
     await page.getByLabel('To', { exact: true }).fill(local(to));
     await page.waitForURL(/event_before=/);
-    const expected = await get<Listed>(`/api/alerts?event_after=${new Date(from).toISOString()}&event_before=${new Date(to).toISOString()}`);
+    const expected = await api.get<Listed>(`/api/alerts?event_after=${new Date(from).toISOString()}&event_before=${new Date(to).toISOString()}`);
     assert.equal(expected.total, 20);
     await page.getByText('20 alerts', { exact: true }).waitFor();
     await rowCountIs(20);
@@ -218,7 +204,7 @@ describe('the alert queue in a browser', { skip: missing ?? false, timeout: 400_
     const user = (await rows().first().locator('td').filter({ has: page.getByRole('button', { name: /^Only alerts with user / }) }).locator('.cell-text').textContent())!;
     await rows().first().locator('td').filter({ has: page.getByRole('button', { name: /^Only alerts with user / }) }).click({ modifiers: ['Alt'] });
     await page.waitForURL(new RegExp(`user=${user}`));
-    const expected = await get<Listed>(`/api/alerts?severity=high&host=${host}&user=${user}`);
+    const expected = await api.get<Listed>(`/api/alerts?severity=high&host=${host}&user=${user}`);
     await page.getByText(`${expected.total} alert${expected.total === 1 ? '' : 's'}`, { exact: true }).waitFor();
 
     // The visible filters: a source IP typed, then an index pattern.
@@ -228,7 +214,7 @@ describe('the alert queue in a browser', { skip: missing ?? false, timeout: 400_
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.waitForURL(/source_ip=10.1.0.3/);
     assert.match(page.url(), /index_pattern=queue/);
-    const byIp = await get<Listed>('/api/alerts?source_ip=10.1.0.3&index_pattern=queue');
+    const byIp = await api.get<Listed>('/api/alerts?source_ip=10.1.0.3&index_pattern=queue');
     await page.getByText(`${byIp.total} alerts`, { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await page.getByText('120 alerts', { exact: true }).waitFor();

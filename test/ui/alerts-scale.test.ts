@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page, Request } from 'playwright-core';
-import { ADMIN_PASSWORD, browserMissing, openPage, screenshot, sendEvents, startServer, waitUntil, type BrowserPage, type PageProblems, type RunningServer } from './browser.js';
+import { adminApi, ADMIN_PASSWORD, browserMissing, openPage, screenshot, sendEvents, startServer, waitUntil, type BrowserPage, type PageProblems, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 
@@ -50,17 +50,6 @@ describe('web UI: the alert queue at 100,000 alerts', { skip: missing ?? false, 
   const listReads: string[] = [];
   const timings: [string, number][] = [];
 
-  async function api(method: string, path: string, token: string, csrf: string, body?: unknown) {
-    const res = await fetch(server.url + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'x-csrf-token': csrf, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  }
-
   const ingest = async (events: object[]) => (await sendEvents(server.url, 'scale', ingestToken, events)).alerts_created;
 
   /** Runs a step and records how long it took until `ready` held. */
@@ -88,12 +77,9 @@ describe('web UI: the alert queue at 100,000 alerts', { skip: missing ?? false, 
 
   before(async () => {
     server = await startServer();
-    const login = await fetch(`${server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
-    assert.equal(login.status, 200);
-    const token = ((await login.json()) as { access_token: string }).access_token;
-    const csrf = ((await (await fetch(`${server.url}/api/auth/csrf`, { headers: { authorization: `Bearer ${token}` } })).json()) as { csrf_token: string }).csrf_token;
-    ingestToken = (await api('POST', '/api/index_patterns', token, csrf, { name: 'scale', is_default: true })).ingest_token;
-    for (const level of LEVELS) await api('POST', '/api/rules', token, csrf, { yaml_content: rule(level), deploy: true });
+    const api = await adminApi(server.url);
+    ingestToken = (await api.post('/api/index_patterns', { name: 'scale', is_default: true })).ingest_token;
+    for (const level of LEVELS) await api.post('/api/rules', { yaml_content: rule(level), deploy: true });
 
     // Seeding: batches of 5,000 events, two requests at a time.
     const start = performance.now();

@@ -242,7 +242,64 @@ export async function sendEvents(url: string, pattern: string, token: string, ev
   return JSON.parse(text) as { accepted: number; alerts_created: number };
 }
 
-/** The text as a regular expression that matches it literally. */
+/** The admin's API through fetch (bearer token and CSRF token), for setting up what a browser test needs. */
+export interface AdminApi {
+  /** The bearer token, the CSRF token and the JSON content type, sent with every request. */
+  headers: Record<string, string>;
+  /** GET; the answer must be 200 (its text the message otherwise); returns the parsed JSON. */
+  get<T = Record<string, string>>(path: string): Promise<T>;
+  /** POST of a JSON body; the answer must be 2xx (its status and text the message otherwise); returns the parsed JSON. */
+  post<T = Record<string, string>>(path: string, body: unknown): Promise<T>;
+  /** Any request with these headers (init.headers add to or replace them), whatever its answer, for the tests that check the status. */
+  raw(path: string, init?: Omit<RequestInit, 'headers'> & { headers?: Record<string, string> }): Promise<Response>;
+}
+
+/** Signs in as the admin through the API (the answer must be 200) and reads the CSRF token. */
+export async function adminApi(serverUrl: string): Promise<AdminApi> {
+  const login = await fetch(`${serverUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
+  assert.equal(login.status, 200, await login.clone().text());
+  const { access_token: access } = (await login.json()) as { access_token: string };
+  const { csrf_token: csrf } = (await (await fetch(`${serverUrl}/api/auth/csrf`, { headers: { authorization: `Bearer ${access}` } })).json()) as { csrf_token: string };
+  const headers = { authorization: `Bearer ${access}`, 'x-csrf-token': csrf, 'content-type': 'application/json' };
+  const raw: AdminApi['raw'] = (path, init = {}) => fetch(serverUrl + path, { ...init, headers: { ...headers, ...init.headers } });
+  return {
+    headers,
+    raw,
+    async get<T>(path: string) {
+      const res = await raw(path);
+      const text = await res.text();
+      assert.equal(res.status, 200, text);
+      return JSON.parse(text) as T;
+    },
+    async post<T>(path: string, body: unknown) {
+      const res = await raw(path, { method: 'POST', body: JSON.stringify(body) });
+      const text = await res.text();
+      assert.ok(res.ok, `POST ${path}: ${res.status} ${text}`);
+      return JSON.parse(text) as T;
+    },
+  };
+}
+
+/**
+ * A JSON request from the page with its own session, as the console makes it (the CSRF token read
+ * first): the status and the answer (parsed when it is JSON), whatever the status.
+ */
+export async function pageRequest<T = unknown>(page: Page, method: string, path: string, body: unknown): Promise<{ status: number; body: T }> {
+  const answer = (await page.evaluate(`(async () => {
+    const { csrf_token } = await (await fetch('/api/auth/csrf')).json();
+    const res = await fetch(${JSON.stringify(path)}, { method: ${JSON.stringify(method)}, headers: { 'content-type': 'application/json', 'x-csrf-token': csrf_token },
+      body: ${JSON.stringify(JSON.stringify(body))} });
+    return { status: res.status, text: await res.text() };
+  })()`)) as { status: number; text: string };
+  let parsed: unknown = answer.text;
+  try {
+    parsed = JSON.parse(answer.text);
+  } catch {
+    // not JSON: the text as it is
+  }
+  return { status: answer.status, body: parsed as T };
+}
+
 /** What the console itself keeps in the browser: the theme and the queue position the detail page steps through. */
 const CONSOLE_STORAGE = ['vigil.theme', 'vigil.alert-list-position'];
 
@@ -258,6 +315,7 @@ export async function foreignStorage(page: Page, secret?: string): Promise<{ key
   };
 }
 
+/** The text as a regular expression that matches it literally. */
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { ADMIN_PASSWORD, browserMissing, openConsole, signIn, type ConsoleSession, type RunningServer } from './browser.js';
+import { ADMIN_PASSWORD, browserMissing, openConsole, pageRequest, signIn, type ConsoleSession, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 
@@ -44,12 +44,7 @@ describe('correlation rule in the rule editor', { skip: missing ?? false }, () =
     await page.goto(server.url + '/');
     await signIn(page, 'admin', ADMIN_PASSWORD);
     // The rule the correlation references, created through the API with the page's own session.
-    const status = await page.evaluate(`(async () => {
-      const { csrf_token } = await (await fetch('/api/auth/csrf')).json();
-      const res = await fetch('/api/rules', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf_token },
-        body: JSON.stringify({ yaml_content: ${JSON.stringify(FAILED_LOGON)} }) });
-      return res.status;
-    })()`);
+    const { status } = await pageRequest(page, 'POST', '/api/rules', { yaml_content: FAILED_LOGON });
     assert.equal(status, 201);
   });
   after(() => ui?.close());

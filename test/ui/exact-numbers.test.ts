@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { ADMIN_PASSWORD, browserMissing, openConsole, signIn, type ConsoleSession, type RunningServer } from './browser.js';
+import { adminApi, ADMIN_PASSWORD, browserMissing, openConsole, signIn, type ConsoleSession, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 
@@ -25,12 +25,9 @@ describe('event numbers in a browser', { skip: missing ?? false }, () => {
 
   before(async () => {
     ({ server, page } = ui = await openConsole());
-    const login = await fetch(`${server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
-    const access = ((await login.json()) as { access_token: string }).access_token;
-    const csrf = ((await (await fetch(`${server.url}/api/auth/csrf`, { headers: { authorization: `Bearer ${access}` } })).json()) as { csrf_token: string }).csrf_token;
-    const headers = { authorization: `Bearer ${access}`, 'x-csrf-token': csrf, 'content-type': 'application/json' };
-    const token = ((await (await fetch(`${server.url}/api/index_patterns`, { method: 'POST', headers, body: JSON.stringify({ name: 'win', is_default: true }) })).json()) as { ingest_token: string }).ingest_token;
-    await fetch(`${server.url}/api/rules`, { method: 'POST', headers, body: JSON.stringify({ yaml_content: RULE, deploy: true }) });
+    const api = await adminApi(server.url);
+    const token = (await api.post('/api/index_patterns', { name: 'win', is_default: true })).ingest_token;
+    await api.post('/api/rules', { yaml_content: RULE, deploy: true });
     // Sent as text: a JavaScript object could not hold these numbers.
     const sent = await fetch(`${server.url}/api/logs/win`, {
       method: 'POST',

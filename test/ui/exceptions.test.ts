@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, type ConsoleSession, type RunningServer } from './browser.js';
+import { adminApi, ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, type AdminApi, type ConsoleSession, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 
@@ -27,23 +27,19 @@ describe('rule exceptions in a browser', { skip: missing ?? false }, () => {
   let ui: ConsoleSession, server: RunningServer, page: Page;
   let ruleId = '';
   let token = '';
-  let headers: Record<string, string> = {};
+  let api: AdminApi;
 
   const alertStatuses = async () => {
-    const list = await fetch(`${server.url}/api/alerts?rule_id=${ruleId}&page_size=100`, { headers });
+    const list = await api.raw(`/api/alerts?rule_id=${ruleId}&page_size=100`);
     const items = ((await list.json()) as { items: { host?: string; status: string }[] }).items;
     return Object.fromEntries(items.map((a) => [a.host, a.status]));
   };
 
   before(async () => {
     ({ server, page } = ui = await openConsole());
-    const login = await fetch(`${server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
-    const access = ((await login.json()) as { access_token: string }).access_token;
-    const csrf = ((await (await fetch(`${server.url}/api/auth/csrf`, { headers: { authorization: `Bearer ${access}` } })).json()) as { csrf_token: string }).csrf_token;
-    headers = { authorization: `Bearer ${access}`, 'x-csrf-token': csrf, 'content-type': 'application/json' };
-    token = ((await (await fetch(`${server.url}/api/index_patterns`, { method: 'POST', headers, body: JSON.stringify({ name: 'win', is_default: true }) })).json()) as { ingest_token: string }).ingest_token;
-    const created = await fetch(`${server.url}/api/rules`, { method: 'POST', headers, body: JSON.stringify({ yaml_content: RULE, deploy: true }) });
-    ruleId = ((await created.json()) as { id: string }).id;
+    api = await adminApi(server.url);
+    token = (await api.post('/api/index_patterns', { name: 'win', is_default: true })).ingest_token;
+    ruleId = (await api.post('/api/rules', { yaml_content: RULE, deploy: true })).id;
     const sent = await sendEvents(server.url, 'win', token, ['jump-01', 'jump-02', 'ws-11'].map((Computer, n) => ({ EventID: 4688, Computer, n })));
     assert.equal(sent.alerts_created, 3);
     await page.goto(server.url + '/');
@@ -81,9 +77,8 @@ describe('rule exceptions in a browser', { skip: missing ?? false }, () => {
   });
 
   test('an exception past its expiry is shown as expired and stays listed', async () => {
-    const created = await fetch(`${server.url}/api/rules/${ruleId}/exceptions`, {
+    const created = await api.raw(`/api/rules/${ruleId}/exceptions`, {
       method: 'POST',
-      headers,
       body: JSON.stringify({ field: 'Computer', operator: 'equals', value: 'ws-12', expires_at: new Date(Date.now() + 1000).toISOString() }),
     });
     assert.equal(created.status, 201);

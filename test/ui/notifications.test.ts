@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { startReceiver, type Receiver } from '../notifications/webhook-receiver.js';
-import { ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, type ConsoleSession, type RunningServer } from './browser.js';
+import { adminApi, ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, type ConsoleSession, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 const SECRET = 'a-shared-secret-of-the-team';
@@ -47,15 +47,11 @@ describe('notification channels in a browser', { skip: missing ?? false }, () =>
     receiver = await startReceiver(SECRET);
     ({ server, page } = ui = await openConsole({ env: { NOTIFY_ALLOW_PRIVATE: 'true' } }));
     // Set up through the API: a default pattern and a deployed whoami rule.
-    const login = await fetch(`${server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
-    const token = ((await login.json()) as { access_token: string }).access_token;
-    const csrf = ((await (await fetch(`${server.url}/api/auth/csrf`, { headers: { authorization: `Bearer ${token}` } })).json()) as { csrf_token: string }).csrf_token;
-    const headers = { authorization: `Bearer ${token}`, 'x-csrf-token': csrf, 'content-type': 'application/json' };
-    const pattern = await fetch(`${server.url}/api/index_patterns`, { method: 'POST', headers, body: JSON.stringify({ name: 'windows', is_default: true }) });
-    ingestToken = ((await pattern.json()) as { ingest_token: string }).ingest_token;
-    const imported = await fetch(`${server.url}/api/rules/import?deploy=true`, { method: 'POST', headers: { ...headers, 'content-type': 'application/yaml' }, body: WHOAMI_RULE });
+    const api = await adminApi(server.url);
+    ingestToken = (await api.post('/api/index_patterns', { name: 'windows', is_default: true })).ingest_token;
+    const imported = await api.raw('/api/rules/import?deploy=true', { method: 'POST', headers: { 'content-type': 'application/yaml' }, body: WHOAMI_RULE });
     assert.ok(imported.status < 300, await imported.text());
-    const viewer = await fetch(`${server.url}/api/users`, { method: 'POST', headers, body: JSON.stringify({ username: 'vera', password: VIEWER_PASSWORD, role: 'viewer' }) });
+    const viewer = await api.raw('/api/users', { method: 'POST', body: JSON.stringify({ username: 'vera', password: VIEWER_PASSWORD, role: 'viewer' }) });
     assert.equal(viewer.status, 201, await viewer.text());
   });
   after(async () => {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { ADMIN_PASSWORD, browserMissing, openConsole, signIn, waitUntil, type ConsoleSession, type RunningServer } from './browser.js';
+import { ADMIN_PASSWORD, browserMissing, openConsole, pageRequest, signIn, waitUntil, type ConsoleSession, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 
@@ -233,13 +233,8 @@ describe('rule editor in a browser', { skip: missing ?? false }, () => {
   });
 
   test('a viewer reads the rule highlighted, without editing, checking or a trapped Tab', async () => {
-    const made = await page.evaluate(`(async () => {
-      const { csrf_token } = await (await fetch('/api/auth/csrf')).json();
-      const res = await fetch('/api/users', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf_token },
-        body: JSON.stringify({ username: 'reader', password: 'reader-password-123', role: 'viewer' }) });
-      return res.status;
-    })()`);
-    assert.equal(made, 201);
+    const made = await pageRequest(page, 'POST', '/api/users', { username: 'reader', password: 'reader-password-123', role: 'viewer' });
+    assert.equal(made.status, 201);
     await page.getByRole('button', { name: 'Log out' }).click();
     await signIn(page, 'reader', 'reader-password-123');
     await page.goto(`${server.url}/rules/${savedRuleId}`);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { ADMIN_PASSWORD, browserMissing, openPage, sendEvents, signIn, startServer, type BrowserPage, type RunningServer } from './browser.js';
+import { adminApi, ADMIN_PASSWORD, browserMissing, openPage, sendEvents, signIn, startServer, type BrowserPage, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 
@@ -27,13 +27,10 @@ describe('the alert queue rule filter at scale', { skip: missing ?? false }, () 
   before(async () => {
     server = await startServer();
     // Set up through the API: a pattern, 150 deployed rules, and alerts for two of them.
-    const login = await fetch(`${server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
-    const token = ((await login.json()) as { access_token: string }).access_token;
-    const csrf = ((await (await fetch(`${server.url}/api/auth/csrf`, { headers: { authorization: `Bearer ${token}` } })).json()) as { csrf_token: string }).csrf_token;
-    const headers = { authorization: `Bearer ${token}`, 'x-csrf-token': csrf, 'content-type': 'application/json' };
-    const pattern = (await (await fetch(`${server.url}/api/index_patterns`, { method: 'POST', headers, body: JSON.stringify({ name: 'win', is_default: true }) })).json()) as { ingest_token: string };
+    const api = await adminApi(server.url);
+    const pattern = await api.post('/api/index_patterns', { name: 'win', is_default: true });
     const yaml = Array.from({ length: 150 }, (_, i) => rule(i === 140 ? 'Zeta lateral movement' : `Bulk rule ${String(i).padStart(3, '0')}`, `user${i}`)).join('---\n');
-    const imported = await fetch(`${server.url}/api/rules/import?deploy=true`, { method: 'POST', headers: { ...headers, 'content-type': 'application/yaml' }, body: yaml });
+    const imported = await api.raw('/api/rules/import?deploy=true', { method: 'POST', headers: { 'content-type': 'application/yaml' }, body: yaml });
     assert.equal(imported.status < 300, true, await imported.text());
     await sendEvents(server.url, 'win', pattern.ingest_token, [{ User: 'user140' }, { User: 'user140', n: 2 }, { User: 'user3' }]);
 

@@ -11,22 +11,19 @@ import { after, before, describe, test } from 'node:test';
 import { zipSync } from 'fflate';
 import type { Page } from 'playwright-core';
 import { rulesRoot, yamlFiles } from '../sigma/corpus-helpers.js';
-import { ADMIN_PASSWORD, browserMissing, openPage, signIn, startServer, type BrowserPage, type RunningServer } from './browser.js';
+import { adminApi, ADMIN_PASSWORD, browserMissing, openPage, signIn, startServer, type BrowserPage, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 
 /** Signs in through the API and imports every rule file of the corpus (all its folders) as one zip, not deployed. */
 async function importCorpus(url: string): Promise<{ files: number; created: number; failed: number; seconds: number }> {
-  const login = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
-  assert.equal(login.status, 200, await login.clone().text());
-  const { access_token: token } = (await login.json()) as { access_token: string };
-  const csrf = (await (await fetch(`${url}/api/auth/csrf`, { headers: { authorization: `Bearer ${token}` } })).json()) as { csrf_token: string };
+  const api = await adminApi(url);
   const files: Record<string, Uint8Array> = {};
   for (const path of yamlFiles(rulesRoot)) files[relative(rulesRoot, path)] = readFileSync(path);
   const started = performance.now();
-  const res = await fetch(`${url}/api/rules/import`, {
+  const res = await api.raw('/api/rules/import', {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'x-csrf-token': csrf.csrf_token, 'content-type': 'application/zip' },
+    headers: { 'content-type': 'application/zip' },
     body: Buffer.from(zipSync(files, { level: 1 })),
   });
   const text = await res.text();

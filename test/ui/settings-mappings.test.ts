@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, waitUntil, type ConsoleSession, type PageProblems, type RunningServer } from './browser.js';
+import { ADMIN_PASSWORD, browserMissing, openConsole, pageRequest, sendEvents, signIn, waitUntil, type ConsoleSession, type PageProblems, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 const VIEWER_PASSWORD = 'viewer-password-for-ui-tests';
@@ -166,15 +166,7 @@ describe('field mappings and the field catalogue in a browser', { skip: missing 
 
   test('a change that would break a deployed rule is refused with the reason, nothing saved, and the missing mapping one click away', async () => {
     // A Linux rule deployed on the pattern reads User, which neither the pattern nor the preset maps.
-    const created = (await page.evaluate(`(async () => {
-      const { csrf_token } = await fetch('/api/auth/csrf').then((r) => r.json());
-      const res = await fetch('/api/rules', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-csrf-token': csrf_token },
-        body: JSON.stringify({ yaml_content: ${JSON.stringify(LINUX_RULE)}, index_pattern: 'applogs', deploy: true }),
-      });
-      return { status: res.status, body: await res.json() };
-    })()`)) as { status: number; body: { status: string } };
+    const created = await pageRequest<{ status: string }>(page, 'POST', '/api/rules', { yaml_content: LINUX_RULE, index_pattern: 'applogs', deploy: true });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal(created.body.status, 'deployed');
 

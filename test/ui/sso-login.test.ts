@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { freePort } from '../cli/vigil-process.js';
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.js';
 import { ACCOUNTS, ssoEnv, VIGIL_CLIENT } from '../access/sso-fixtures.js';
-import { browserMissing, escapeRegExp, foreignStorage, openConsole, type ConsoleSession } from './browser.js';
+import { browserMissing, escapeRegExp, foreignStorage, openConsole, pageRequest, type ConsoleSession } from './browser.js';
 
 const missing = browserMissing();
 
@@ -75,10 +75,8 @@ describe('web UI: single sign-on in a browser', { skip: missing ?? false }, () =
   test('the session works for the API like a password sign-in: reads, and writes with the CSRF token', async () => {
     const me = (await page.evaluate(`fetch('/api/auth/me').then((r) => r.json())`)) as { username: string; role: string; auth_method: string };
     assert.deepEqual({ username: me.username, role: me.role, auth_method: me.auth_method }, { username: 'alice', role: 'analyst', auth_method: 'sso' });
-    const write = (await page.evaluate(`fetch('/api/auth/csrf').then((r) => r.json()).then(({ csrf_token }) =>
-      fetch('/api/api_keys', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf_token }, body: JSON.stringify({ name: 'from sso' }) }))
-      .then((r) => r.status)`)) as number;
-    assert.equal(write, 201);
+    const write = await pageRequest(page, 'POST', '/api/api_keys', { name: 'from sso' });
+    assert.equal(write.status, 201);
     await page.getByRole('link', { name: 'Alerts', exact: true }).click();
     await page.getByRole('heading', { name: 'Alerts' }).waitFor();
     await ui.checkPage('sso-03-alerts');

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, type ConsoleSession, type RunningServer } from './browser.js';
+import { adminApi, ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, type ConsoleSession, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 
@@ -30,13 +30,9 @@ describe('alert suppression in a browser', { skip: missing ?? false }, () => {
     ({ server, page } = ui = await openConsole());
     // The tab asks for the setting first; a rule without one answers 404, which the browser logs.
     ui.problems.allow(/status of 404 .*\/api\/rules\/[0-9a-f-]+\/suppression$/);
-    const login = await fetch(`${server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
-    const access = ((await login.json()) as { access_token: string }).access_token;
-    const csrf = ((await (await fetch(`${server.url}/api/auth/csrf`, { headers: { authorization: `Bearer ${access}` } })).json()) as { csrf_token: string }).csrf_token;
-    const headers = { authorization: `Bearer ${access}`, 'x-csrf-token': csrf, 'content-type': 'application/json' };
-    token = ((await (await fetch(`${server.url}/api/index_patterns`, { method: 'POST', headers, body: JSON.stringify({ name: 'win', is_default: true }) })).json()) as { ingest_token: string }).ingest_token;
-    const created = await fetch(`${server.url}/api/rules`, { method: 'POST', headers, body: JSON.stringify({ yaml_content: RULE, deploy: true }) });
-    ruleId = ((await created.json()) as { id: string }).id;
+    const api = await adminApi(server.url);
+    token = (await api.post('/api/index_patterns', { name: 'win', is_default: true })).ingest_token;
+    ruleId = (await api.post('/api/rules', { yaml_content: RULE, deploy: true })).id;
     await page.goto(server.url + '/');
     await signIn(page, 'admin', ADMIN_PASSWORD);
   });

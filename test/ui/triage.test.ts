@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, waitUntil, type ConsoleSession, type RunningServer } from './browser.js';
+import { adminApi, ADMIN_PASSWORD, browserMissing, openConsole, sendEvents, signIn, waitUntil, type AdminApi, type ConsoleSession, type RunningServer } from './browser.js';
 
 const missing = browserMissing();
 const ANALYST_PASSWORD = 'analyst-password-for-ui-tests';
@@ -35,33 +35,19 @@ interface Listed {
 
 describe('triage at volume in a browser', { skip: missing ?? false, timeout: 300_000 }, () => {
   let ui: ConsoleSession, server: RunningServer, page: Page;
-  let headers: Record<string, string> = {};
+  let api: AdminApi;
   let analystId = '';
 
-  const get = async <T,>(path: string): Promise<T> => {
-    const res = await fetch(server.url + path, { headers });
-    assert.equal(res.status, 200, await res.clone().text());
-    return (await res.json()) as T;
-  };
   /** The values of a select's options. */
   const optionValues = (select: ReturnType<Page['getByLabel']>) => select.locator('option').evaluateAll((o) => o.map((x) => x.getAttribute('value')));
   const rowCount = () => page.evaluate('document.querySelectorAll("tbody tr[data-alert-id]").length') as Promise<number>;
 
   before(async () => {
     ({ server, page } = ui = await openConsole({ timeout: 60_000 }));
-    const login = await fetch(`${server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
-    const access = ((await login.json()) as { access_token: string }).access_token;
-    const csrf = ((await (await fetch(`${server.url}/api/auth/csrf`, { headers: { authorization: `Bearer ${access}` } })).json()) as { csrf_token: string }).csrf_token;
-    headers = { authorization: `Bearer ${access}`, 'x-csrf-token': csrf, 'content-type': 'application/json' };
-    const post = async (path: string, body: unknown) => {
-      const res = await fetch(server.url + path, { method: 'POST', headers, body: JSON.stringify(body) });
-      const text = await res.text();
-      assert.ok(res.ok, `${path}: ${res.status} ${text}`);
-      return JSON.parse(text) as Record<string, string>;
-    };
-    const token = (await post('/api/index_patterns', { name: 'triage', is_default: true })).ingest_token;
-    for (const level of ['high', 'low']) await post('/api/rules', { yaml_content: rule(level), deploy: true });
-    analystId = (await post('/api/users', { username: 'ana', password: ANALYST_PASSWORD, role: 'analyst' })).id;
+    api = await adminApi(server.url);
+    const token = (await api.post('/api/index_patterns', { name: 'triage', is_default: true })).ingest_token;
+    for (const level of ['high', 'low']) await api.post('/api/rules', { yaml_content: rule(level), deploy: true });
+    analystId = (await api.post('/api/users', { username: 'ana', password: ANALYST_PASSWORD, role: 'analyst' })).id;
     assert.equal((await sendEvents(server.url, 'triage', token, EVENTS)).alerts_created, EVENTS.length);
     await page.goto(server.url + '/');
     await signIn(page, 'ana', ANALYST_PASSWORD);
@@ -89,7 +75,7 @@ describe('triage at volume in a browser', { skip: missing ?? false, timeout: 300
     await page.getByText('No alerts match these filters.').waitFor();
     await ui.checkPage('71-triage-all-resolved');
 
-    const resolved = await get<Listed>('/api/alerts?severity=high&status=resolved&page_size=100');
+    const resolved = await api.get<Listed>('/api/alerts?severity=high&status=resolved&page_size=100');
     assert.equal(resolved.total, 60);
     assert.ok(resolved.items.every((a) => a.acknowledged_at), 'each was acknowledged on the way');
   });
@@ -123,7 +109,7 @@ describe('triage at volume in a browser', { skip: missing ?? false, timeout: 300
     await page.locator('dl.fields div', { hasText: 'Assignee' }).getByText('Unassigned').waitFor();
     await page.getByRole('button', { name: 'Assign to me' }).waitFor();
     await ui.checkPage('74-triage-detail-unassigned');
-    const one = await get<{ assignee: string | null }>(`/api/alerts/${first}`);
+    const one = await api.get<{ assignee: string | null }>(`/api/alerts/${first}`);
     assert.equal(one.assignee, null);
 
     await page.goto(`${server.url}/alerts?severity=low&assignee=me`);
@@ -144,13 +130,13 @@ describe('triage at volume in a browser', { skip: missing ?? false, timeout: 300
     assert.equal(await box.isChecked(), true);
     await ui.checkPage('75-triage-setting');
 
-    const unassigned = await get<Listed>('/api/alerts?severity=low&assignee=none&status=new&page_size=1');
+    const unassigned = await api.get<Listed>('/api/alerts?severity=low&assignee=none&status=new&page_size=1');
     const id = unassigned.items[0].id;
     await page.goto(`${server.url}/alerts/${id}`);
     await page.getByRole('button', { name: 'Mark acknowledged' }).click();
     await page.locator('.page-head .badge', { hasText: 'Acknowledged' }).waitFor();
     await page.locator('dl.fields div', { hasText: 'Assignee' }).getByText('ana', { exact: true }).waitFor();
-    assert.equal((await get<{ assignee: string | null }>(`/api/alerts/${id}`)).assignee, analystId);
+    assert.equal((await api.get<{ assignee: string | null }>(`/api/alerts/${id}`)).assignee, analystId);
     await ui.checkPage('76-triage-acknowledged-mine');
   });
 
@@ -176,21 +162,21 @@ describe('triage at volume in a browser', { skip: missing ?? false, timeout: 300
     await page.getByText('5 updated', { exact: true }).waitFor();
     await waitUntil(page, '[...document.querySelectorAll(".group-list .badge")].filter((b) => b.textContent === "Resolved").length === 5');
     await ui.checkPage('79-triage-group-resolved');
-    const db = await get<Listed>('/api/alerts?host=db-01&page_size=100');
+    const db = await api.get<Listed>('/api/alerts?host=db-01&page_size=100');
     assert.deepEqual([...new Set(db.items.map((a) => a.status))], ['resolved']);
-    const other = await get<Listed>('/api/alerts?host=db-02&status=resolved');
+    const other = await api.get<Listed>('/api/alerts?host=db-02&status=resolved');
     assert.equal(other.total, 0, 'other groups are untouched');
 
     // Assigning a whole group: the alerts ana owns already are skipped, the others become hers.
     await page.locator('tr[data-group-key="db-02"]').getByRole('button', { name: /db-02/ }).click();
-    const before = await get<Listed>('/api/alerts?host=db-02&page_size=100');
+    const before = await api.get<Listed>('/api/alerts?host=db-02&page_size=100');
     const mine = before.items.filter((a) => a.assignee === analystId).length;
     const db02 = page.getByRole('form', { name: 'Change every alert of host db-02' });
     await db02.getByRole('button', { name: 'Assign to me' }).click();
     // Which of the 8 low alerts ana took earlier depends on the order of alerts created together.
     await page.getByText(`${3 - mine} updated${mine ? `, ${mine} skipped (already so, or a move the triage states do not allow)` : ''}`, { exact: true }).waitFor();
     await ui.checkPage('80-triage-group-assigned');
-    const owners = await get<Listed>('/api/alerts?host=db-02&page_size=100');
+    const owners = await api.get<Listed>('/api/alerts?host=db-02&page_size=100');
     assert.deepEqual([...new Set(owners.items.map((a) => a.assignee))], [analystId]);
 
     await page.getByLabel('Group by').selectOption('rule_id');
@@ -203,13 +189,13 @@ describe('triage at volume in a browser', { skip: missing ?? false, timeout: 300
   test('an admin gives an alert to an analyst from the users list', async () => {
     await page.getByRole('button', { name: 'Log out' }).click();
     await signIn(page, 'admin', ADMIN_PASSWORD);
-    const open = await get<Listed>('/api/alerts?severity=high&assignee=none&page_size=1');
+    const open = await api.get<Listed>('/api/alerts?severity=high&assignee=none&page_size=1');
     const id = open.items[0].id;
     await page.goto(`${server.url}/alerts/${id}`);
     await page.getByLabel('Assign to').selectOption({ label: 'ana (analyst)' });
     await page.getByRole('button', { name: 'Assign', exact: true }).click();
     await page.locator('dl.fields div', { hasText: 'Assignee' }).getByText('ana', { exact: true }).waitFor();
-    assert.equal((await get<{ assignee: string | null }>(`/api/alerts/${id}`)).assignee, analystId);
+    assert.equal((await api.get<{ assignee: string | null }>(`/api/alerts/${id}`)).assignee, analystId);
     await ui.checkPage('82-triage-admin-assigns');
   });
 });
