@@ -95,6 +95,8 @@ interface Opened {
   waitingRead: Set<number>;
   /** The clock identities read (existing or not). */
   clocksRead: Set<string>;
+  /** The stored text of each clock read that exists: a clock the chunk left as it was is not written again. */
+  clockTexts: Map<string, string>;
   seqBefore: number;
   /** The windows held in memory, updated once saved. */
   held: Held;
@@ -126,7 +128,7 @@ export async function openStates(owner: object, tx: Queryable, fed: Fed[], now: 
 async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow, held: Held, now: number): Promise<Opened> {
   const whole = (state: EngineState): Opened => {
     held.windows.clear();
-    return { set, revision: row.revision, state, whole: true, reached: [], read: [], waitingRead: new Set(), clocksRead: new Set(), seqBefore: state.seq, held, numbers: new Map() };
+    return { set, revision: row.revision, state, whole: true, reached: [], read: [], waitingRead: new Set(), clocksRead: new Set(), clockTexts: new Map(), seqBefore: state.seq, held, numbers: new Map() };
   };
   if (row.state !== '' && !isHeadText(row.state)) {
     // A whole state saved before migration 20 (no parts stored): continued, then saved in parts.
@@ -171,9 +173,11 @@ async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow, h
     if (head.waiting > 0) take(await readWaitingOn(tx, id, ids.map(groupHash)));
   }
   const clocks: StoredClock[] = [];
+  const clockTexts = new Map<string, string>();
   for (const r of await readClocks(tx, id, [...clocksRead].map(groupHash))) {
     try {
       clocks.push({ id: r.clock_id, clock: parseClock(r.clock) });
+      clockTexts.set(r.clock_id, r.clock);
     } catch {
       // An unreadable clock is forgotten (its group's window still refuses older inputs).
     }
@@ -233,7 +237,7 @@ async function openOne(tx: Queryable, { id, set, matches }: Fed, row: HeadRow, h
     }
   }
   const state = fromParts(set, head, windows, waiting, clocks, now);
-  return { set, revision: row.revision, state, whole: false, reached, read, waitingRead: new Set(waiting.map((w) => w.s)), clocksRead, seqBefore: state.seq, held, numbers };
+  return { set, revision: row.revision, state, whole: false, reached, read, waitingRead: new Set(waiting.map((w) => w.s)), clocksRead, clockTexts, seqBefore: state.seq, held, numbers };
 }
 
 /** A head of before migration 25 (one clock per correlation) with all its parts, upgraded to clocks per
@@ -312,9 +316,11 @@ async function saveOne(tx: Queryable, id: string, o: Opened): Promise<void> {
   const waiting = new Set(state.pending.map((p) => p.s));
   await deleteWaiting(tx, id, [...o.waitingRead].filter((s) => !waiting.has(s)));
   await writeWaiting(tx, id, state.pending.filter((p) => o.whole || p.s >= o.seqBefore).map((p) => ({ seq: p.s, t: p.t, clock: groupHash(p.k!), arrival: p.a ?? 0, text: waitingText(p) })));
-  // The clocks held are written back (they are few: those the chunk reached); those the engine forgot are deleted.
+  // The clocks held are written back when they changed (they are few: those the chunk reached); those
+  // the engine forgot are deleted.
   await deleteClocks(tx, id, [...o.clocksRead].filter((k) => !Object.hasOwn(state.clocks, k)).map(groupHash));
-  await writeClocks(tx, id, Object.entries(state.clocks).map(([k, c]) => ({ hash: groupHash(k), id: k, newest: c.t, text: clockText(c) })));
+  const clockWrites = Object.entries(state.clocks).map(([k, c]) => ({ hash: groupHash(k), id: k, newest: c.t, text: clockText(c) }));
+  await writeClocks(tx, id, clockWrites.filter((c) => o.clockTexts.get(c.id) !== c.text));
   await writeHead(tx, id, o.set.fingerprint, o.revision + 1, headText(headOf(state)));
   o.held.revision = o.revision + 1;
 }
