@@ -22,8 +22,8 @@ function asVersion1(state: EngineState): string {
   return JSON.stringify({ ...rest, version: 1, floor: floors.length > 0 ? Math.max(...floors) : null, pending: state.pending.map(({ k: _k, m: _m, a: _a, ...p }) => p) });
 }
 
-/** Writes the correlation's state as the service wrote it before migration 20: the engine's whole state, fed these matches. */
-async function writeWholeState(service: Service, correlationId: string, latenessMs: number, matches: { seconds: number; user: string; id: string }[]): Promise<void> {
+/** The correlation compiled as stored, with the engine's state fed these matches (none fires). */
+async function fedState(service: Service, correlationId: string, latenessMs: number, matches: { seconds: number; user: string; id: string }[]) {
   const [row] = await service.db.query<{ yaml_content: string }>('SELECT yaml_content FROM rules WHERE id = $1', [correlationId]);
   const parsed = parseRule(row.yaml_content);
   assert.ok(parsed.ok);
@@ -31,6 +31,12 @@ async function writeWholeState(service: Service, correlationId: string, lateness
   const state = newState(set);
   for (const m of matches) assert.deepEqual(feed(set, state, { ruleRef: ['up_failed'], eventId: m.id, time: T0 + m.seconds * 1000, fields: { User: m.user } }).firings, []);
   assert.deepEqual(settle(set, state).firings, []);
+  return { set, state };
+}
+
+/** Writes the correlation's state as the service wrote it before migration 20: the engine's whole state, fed these matches. */
+async function writeWholeState(service: Service, correlationId: string, latenessMs: number, matches: { seconds: number; user: string; id: string }[]): Promise<void> {
+  const { set, state } = await fedState(service, correlationId, latenessMs, matches);
   await service.db.query('UPDATE correlation_states SET fingerprint = $2, revision = 7, state = $3 WHERE rule_id = $1', [correlationId, set.fingerprint, asVersion1(state)]);
   await service.db.query('DELETE FROM correlation_windows WHERE rule_id = $1', [correlationId]);
 }
@@ -38,13 +44,7 @@ async function writeWholeState(service: Service, correlationId: string, lateness
 /** Writes the correlation's state in parts as the service wrote it before migration 25 (a head of
  * version 2 with one clock and floor, window rows, waiting rows without their group clock). */
 async function writeVersion2Parts(service: Service, correlationId: string, latenessMs: number, matches: { seconds: number; user: string; id: string }[]): Promise<void> {
-  const [row] = await service.db.query<{ yaml_content: string }>('SELECT yaml_content FROM rules WHERE id = $1', [correlationId]);
-  const parsed = parseRule(row.yaml_content);
-  assert.ok(parsed.ok);
-  const { set } = compileCorrelations([parsed.rule], { latenessMs });
-  const state = newState(set);
-  for (const m of matches) assert.deepEqual(feed(set, state, { ruleRef: ['up_failed'], eventId: m.id, time: T0 + m.seconds * 1000, fields: { User: m.user } }).firings, []);
-  assert.deepEqual(settle(set, state).firings, []);
+  const { set, state } = await fedState(service, correlationId, latenessMs, matches);
   const floors = Object.values(state.clocks).flatMap((c) => (c.floor === null ? [] : [c.floor]));
   const head = { ...headOf(state), version: 2, floor: floors.length > 0 ? Math.max(...floors) : null };
   await service.db.query('UPDATE correlation_states SET fingerprint = $2, revision = 3, state = $3 WHERE rule_id = $1', [correlationId, set.fingerprint, headText(head as unknown as ReturnType<typeof headOf>)]);

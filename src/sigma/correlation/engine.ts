@@ -110,13 +110,7 @@ function insertSorted(list: PendingInput[], p: PendingInput): number {
 }
 
 function removeSorted(list: PendingInput[], p: PendingInput): void {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (before(list[mid], p)) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = lowerBound(list, p);
   if (list[lo] === p) {
     if (lo === 0) list.shift();
     else list.splice(lo, 1);
