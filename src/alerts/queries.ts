@@ -199,10 +199,28 @@ async function collectedPage(db: Queryable, q: AlertListQuery, where: Conditions
 
 /**
  * At most this many alerts bounded by event time are collected and sorted for a page rather than found
- * by walking the sort order's index: event time follows arrival, so the alerts an `event_before` keeps
- * sit at the far end of the newest-first index, which the planner, expecting them spread evenly, walks.
+ * by walking the arrival-order index: event time follows arrival, so the alerts an `event_before` keeps
+ * (newest first) or an `event_after` keeps (oldest first) sit at the far end of that index, which the
+ * planner, expecting them spread evenly, walks. Only their ids and arrival times are collected (the
+ * event-time index holds both), and the page's rows are read by id.
  */
 const EVENT_RANGE_COLLECT_LIMIT = 50_000;
+
+/** Whether an event-time bound keeps the alerts at the far end of the arrival order the page is read in. */
+const farInArrivalOrder = (q: AlertListQuery) =>
+  (q.sort_by ?? 'created_at') === 'created_at' && (q.sort_order === 'asc' ? !!q.event_after : !!q.event_before);
+
+/** A page in arrival order of alerts bounded by event time (at most EVENT_RANGE_COLLECT_LIMIT of them). */
+async function pageByArrival(db: Queryable, q: AlertListQuery, where: Conditions): Promise<AlertRow[]> {
+  const direction = q.sort_order === 'asc' ? 'ASC' : 'DESC';
+  return db.query<AlertRow>(
+    `SELECT ${ALERT_COLUMNS} FROM alerts WHERE id IN (
+       SELECT m.id FROM (SELECT id, created_at FROM alerts ${where.sql} LIMIT ${EVENT_RANGE_COLLECT_LIMIT + 1}) m
+        ORDER BY m.created_at ${direction}, m.id ${direction} LIMIT ${q.page_size} OFFSET ${(q.page - 1) * q.page_size})
+     ORDER BY created_at ${direction}, id ${direction}`,
+    where.params,
+  );
+}
 
 /**
  * The number of alerts a (search-free) list matches: from alert_counts when its filters are among
@@ -222,9 +240,7 @@ export async function pageAlerts(db: Queryable, q: AlertListQuery, searchCountLi
   const where = alertConditions(q);
   if (q.search) return pageSearch(db, q, where, searchCountLimit);
   const total = await totalOf(db, q, where);
-  if ((q.event_before || q.event_after) && q.sort_by !== 'event_time' && total <= EVENT_RANGE_COLLECT_LIMIT) {
-    return pageOf(q, (await collectedPage(db, q, where, EVENT_RANGE_COLLECT_LIMIT)).rows, total, true);
-  }
+  if (farInArrivalOrder(q) && total <= EVENT_RANGE_COLLECT_LIMIT) return pageOf(q, await pageByArrival(db, q, where), total, true);
   const page = alertPageQuery(q, where);
   return pageOf(q, await db.query<AlertRow>(page.sql, page.params), total, true);
 }

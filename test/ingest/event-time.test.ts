@@ -54,18 +54,21 @@ describeEachDatabase('event time of alerts', (ctx) => {
     const range = await list('event_after=2019-12-31T23:59:59Z&event_before=2021-02-04T00:00:00Z&sort_by=event_time&sort_order=asc');
     assert.deepEqual(range.items.map((a: { event_time: string }) => a.event_time), ['2021-01-01T00:00:00.000Z', '2021-02-03T04:05:06.000Z']);
     assert.equal(range.total, 2);
-    // Bounded by event time in the default (newest first) order, a page at a time.
-    const expected = await ctx.service.db.query<{ id: string }>(
-      `SELECT id FROM alerts WHERE index_pattern = 'plain' AND event_time < '2021-02-04T00:00:00Z' ORDER BY created_at DESC, id DESC`,
-    );
-    assert.ok(expected.length >= 3);
-    const pages = [];
-    for (let page = 1; page <= expected.length; page++) {
-      const one = await list(`event_before=2021-02-04T00:00:00Z&page_size=1&page=${page}`);
-      assert.equal(one.total, expected.length);
-      pages.push(...one.items.map((a: { id: string }) => a.id));
+    // Bounded by event time in arrival order, a page at a time: newest first below a bound, oldest first above one.
+    for (const [query, sql] of [
+      ['event_before=2021-02-04T00:00:00Z', `event_time < '2021-02-04T00:00:00Z' ORDER BY created_at DESC, id DESC`],
+      ['event_after=2019-12-31T23:59:59Z&sort_order=asc', `event_time >= '2019-12-31T23:59:59.001Z' ORDER BY created_at ASC, id ASC`],
+    ]) {
+      const expected = await ctx.service.db.query<{ id: string }>(`SELECT id FROM alerts WHERE index_pattern = 'plain' AND ${sql}`);
+      assert.ok(expected.length >= 3, query);
+      const pages = [];
+      for (let page = 1; page <= expected.length; page++) {
+        const one = await list(`${query}&page_size=1&page=${page}`);
+        assert.equal(one.total, expected.length, query);
+        pages.push(...one.items.map((a: { id: string }) => a.id));
+      }
+      assert.deepEqual(pages, expected.map((r) => r.id), query);
     }
-    assert.deepEqual(pages, expected.map((r) => r.id));
     const bad = await analyst.get('/api/alerts?event_after=yesterday');
     assert.equal(bad.statusCode, 400, bad.body);
   });
