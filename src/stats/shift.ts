@@ -42,8 +42,10 @@ export async function shiftFigures(db: Queryable): Promise<ShiftFigures> {
       ORDER BY o.count DESC, u.username NULLS FIRST`,
   );
   const precision = await db.query<{ rule_id: string; rule_title: string; closed: number; false_positives: number }>(
-    `SELECT p.rule_id, coalesce(r.title, p.any_title) AS rule_title, p.closed, p.false_positives
-       FROM (SELECT rule_id, max(rule_title) AS any_title, count(*)::int AS closed, (count(*) FILTER (WHERE status = 'false_positive'))::int AS false_positives
+    // Counted from the status index, which carries the rule (migration 26); the title of a rule gone
+    // since is the one one of its alerts was raised under.
+    `SELECT p.rule_id, coalesce(r.title, (SELECT a.rule_title FROM alerts a WHERE a.rule_id = p.rule_id LIMIT 1)) AS rule_title, p.closed, p.false_positives
+       FROM (SELECT rule_id, count(*)::int AS closed, (count(*) FILTER (WHERE status = 'false_positive'))::int AS false_positives
                FROM alerts WHERE status IN ('resolved', 'false_positive') AND created_at > now() - interval '${PRECISION_DAYS} days'
               GROUP BY rule_id ORDER BY count(*) DESC, rule_id LIMIT ${PRECISION_RULES}) p
        LEFT JOIN rules r ON r.id = p.rule_id

@@ -80,11 +80,21 @@ function ensurePostgresTemplate(): Promise<void> {
     const db = await openPostgres(databaseUrl(building));
     await migrate(db);
     await db.close();
-    try {
-      await admin.query(`ALTER DATABASE ${building} RENAME TO ${postgresTemplate}`);
-    } catch (error) {
-      if ((error as { code?: string }).code !== '42P04') throw error; // another file's copy won
-      await admin.query(`DROP DATABASE ${building}`);
+    // The closed pool's server processes may take a moment to exit: renaming waits for them (55006).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.query(`ALTER DATABASE ${building} RENAME TO ${postgresTemplate}`);
+        return;
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code === '55006' && attempt < 50) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          continue;
+        }
+        if (code !== '42P04') throw error; // another file's copy won
+        await admin.query(`DROP DATABASE ${building} WITH (FORCE)`);
+        return;
+      }
     }
   });
   return postgresTemplateReady;

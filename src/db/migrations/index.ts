@@ -24,6 +24,7 @@ import { sql as exceptionExpiryHits } from './022-exception-expiry-hits.js';
 import { sql as eventBlockStartIndex } from './023-event-block-start-index.js';
 import { sql as alertSearchTable } from './024-alert-search-table.js';
 import { sql as correlationGroupClocks } from './025-correlation-group-clocks.js';
+import { sql as statusIndexRule } from './026-status-index-rule.js';
 
 export interface Migration {
   version: number;
@@ -57,4 +58,5 @@ export const migrations: Migration[] = [
   { version: 23, name: 'event block start index', sql: eventBlockStartIndex },
   { version: 24, name: 'alert search table', sql: alertSearchTable },
   { version: 25, name: 'correlation group clocks', sql: correlationGroupClocks },
+  { version: 26, name: 'status index with rule', sql: statusIndexRule },
 ];
