@@ -159,11 +159,17 @@ describeEachDatabase('external API', (ctx) => {
       await fresh.get('/api/rules'),
     ];
     assert.deepEqual(answers.map((a) => a.statusCode), [200, 400, 404, 200, 403]);
+    // Each answer counts one request down, unless a new minute window began between two of them.
+    let expected = 59;
+    let previousReset = Infinity;
     answers.forEach((answer, i) => {
       const h = rateHeaders(answer);
       assert.equal(h.limit, 60);
-      assert.equal(h.remaining, 59 - i);
+      if (i > 0 && h.remaining === 59 && h.reset > previousReset) expected = 59;
+      assert.equal(h.remaining, expected, `answer ${i}`);
       assert.ok(Number.isInteger(h.reset) && h.reset >= 1 && h.reset <= 60, String(h.reset));
+      expected--;
+      previousReset = h.reset;
     });
     assert.equal(answers[0].headers['cache-control'], 'no-store');
     assert.equal(answers[0].headers['x-content-type-options'], 'nosniff');
