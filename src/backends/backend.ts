@@ -138,6 +138,15 @@ export interface EventHistory {
    * `visit` returns false to stop early. Never holds more than one batch in memory.
    */
   scan(patternId: string, since: Date, until: Date, visit: (batch: HistoryEvent[]) => Promise<boolean> | boolean): Promise<void>;
+  /**
+   * The same events as `scan`, as pages of the backend's own unparsed answer (see
+   * opensearch/history-page.ts), for a history kept outside the database: a caller that matches on
+   * another thread sends the bytes there, and the next page is fetched while `visit` works on this
+   * one. The range is read in `slices` parts at once (each newest first; `visit` is told which part),
+   * or in one when it holds more than `upTo` events, so a scan stopped at `upTo` keeps the newest.
+   * `visit` returns false to stop the whole scan.
+   */
+  scanPages?(patternId: string, since: Date, until: Date, visit: (page: Uint8Array, part: number) => Promise<boolean>, options: { slices: number; upTo: number }): Promise<void>;
   /** Drops events older than the pattern's retention. */
   purge(patternId: string, retentionDays: number): Promise<number>;
   /**

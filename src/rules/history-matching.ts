@@ -2,10 +2,14 @@
 // time: the stored rule compiled for its pattern with its enabled exceptions (kept for the next batch of
 // the same test), each event held to the per-event work budget with the matching cost of the rule and its
 // exceptions (413 naming it), then matched and checked against the exceptions. Answers the positions
-// of the events matched and of those an exception would suppress.
+// of the events matched and of those an exception would suppress. A batch comes as events, or as a page
+// of the cluster's history as text (parsed here, off the main thread), whose first matched events come
+// back as samples in text with their numbers as stored.
 import { shaperOfPattern } from '../index-patterns/event-shape.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
 import { HttpError, unprocessable } from '../http/errors.js';
+import { stringifyJson } from '../http/exact-json.js';
+import { eventsOfPage } from '../backends/opensearch/history-page.js';
 import { compileFor, parseSigma } from './analysis.js';
 import { compileExceptions, type ExceptionSpec } from './exceptions/matcher.js';
 import { costOf, matchingCost, overTestWork, testTooLarge } from './rule-jobs.js';
@@ -15,7 +19,10 @@ export interface HistoryJob {
   yaml: string;
   pattern: IndexPatternRow;
   exceptions: ExceptionSpec[];
-  events: Record<string, unknown>[];
+  /** The stored events, or `page` (then `samples` says how many matched events to send back). */
+  events?: Record<string, unknown>[];
+  page?: Uint8Array;
+  samples?: number;
 }
 
 export interface HistoryBatchOutcome {
@@ -23,6 +30,10 @@ export interface HistoryBatchOutcome {
   matched: number[];
   /** Positions of those an enabled exception would suppress. */
   excepted: number[];
+  /** Events in the batch. */
+  count: number;
+  /** For a page: its first matched events (up to `samples`) as exact JSON text, with their time. */
+  samples: Array<{ json: string; time: string }>;
 }
 
 let compiled: { key: string; test: ReturnType<typeof compileTest> } | undefined;
@@ -44,13 +55,16 @@ export function matchHistoryBatch(job: HistoryJob): HistoryBatchOutcome {
   const key = JSON.stringify([job.yaml, job.pattern, job.exceptions]);
   if (compiled?.key !== key) compiled = { key, test: compileTest(job) };
   const { matcher, exceptions, shape, cost } = compiled.test;
-  const out: HistoryBatchOutcome = { matched: [], excepted: [] };
-  job.events.forEach((stored, i) => {
+  const page = job.page === undefined ? undefined : eventsOfPage(job.page, (job.samples ?? 0) > 0);
+  const events = page ? page.map((e) => e.event) : (job.events ?? []);
+  const out: HistoryBatchOutcome = { matched: [], excepted: [], count: events.length, samples: [] };
+  events.forEach((stored, i) => {
     const seen = shape ? shape(stored) : stored;
     const chars = overTestWork(cost, seen);
     if (chars !== undefined) throw testTooLarge('a stored event', chars, costOf(cost, exceptions.cost), 'event');
     if (!matcher.match(seen)) return;
     out.matched.push(i);
+    if (page && out.samples.length < (job.samples ?? 0)) out.samples.push({ json: stringifyJson(stored), time: page[i].time });
     if (exceptions.matches(stored)) out.excepted.push(i);
   });
   return out;

@@ -44,6 +44,9 @@ interface Slot {
   idle?: NodeJS.Timeout;
 }
 
+/** What a job hands over to the thread rather than copying: the buffer of a page of history. */
+const transferOf = (job: RuleJob): ArrayBuffer[] => (job.kind === 'history' && job.page?.buffer instanceof ArrayBuffer ? [job.page.buffer] : []);
+
 export class RuleWorkers {
   private readonly slots = new Set<Slot>();
   private readonly queue: Pending[] = [];
@@ -128,7 +131,7 @@ export class RuleWorkers {
         void this.end(slot, new HttpError(422, `Rule work stopped: it ran past its time budget of ${timeoutMs / 1000} s`));
       }, timeoutMs);
       try {
-        slot.worker.postMessage({ id: pending.id, job: pending.job });
+        slot.worker.postMessage({ id: pending.id, job: pending.job }, transferOf(pending.job));
       } catch (error) {
         // A job that cannot be sent (not cloneable) fails alone; the thread stays for the next one.
         this.finish(slot);

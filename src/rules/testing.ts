@@ -2,7 +2,6 @@
 // stored history (dry run over 1h/6h/1d/7d, scanned in bounded batches, each matched with the rule's
 // exceptions on a rule worker under the per-event work budget). Tests never create alerts.
 import { Type } from '@fastify/type-provider-typebox';
-import { wireValue } from '../http/exact-json.js';
 import { nestedTooDeep } from '../sigma/index.js';
 import type { App, AppContext } from '../http/context.js';
 import { HttpError, badRequest, notFound, unprocessable } from '../http/errors.js';
@@ -17,14 +16,11 @@ import { RULE_NOT_FOUND } from './service.js';
 import { findRule } from './store.js';
 import { analyst } from './routes.js';
 import { closeRuleWorkers, runRuleJob } from './rule-workers.js';
+import { MAX_EVENTS_SCANNED, testOverHistory } from './history-scan.js';
 
 export const INVALID_SAMPLE = 'Invalid sample log format';
 export const HISTORY_UNAVAILABLE = 'Search backend unavailable: the historical test cannot run';
 const TIME_RANGES = { '1h': 3600, '6h': 6 * 3600, '1d': 24 * 3600, '7d': 7 * 24 * 3600 } as const;
-/** Upper bound of events one historical test examines, so a test can never run unbounded. */
-export const MAX_EVENTS_SCANNED = 2_000_000;
-/** Stored events per rule-worker job of a historical test. */
-const HISTORY_JOB_EVENTS = 500;
 
 const MatchedConditions = Type.Array(Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown())));
 const FiringSchema = Type.Object(
@@ -205,25 +201,9 @@ export function testingRoutes(app: App, ctx: AppContext): void {
       if (!pattern) throw badRequest(NO_INDEX_PATTERN);
       const exceptions = await enabledExceptionSpecs(ctx.db, rule.id);
       if (!(await ctx.backend.health())) throw new HttpError(503, HISTORY_UNAVAILABLE);
-      let matches = 0;
-      let exceptedCount = 0;
-      let scanned = 0;
-      let truncated = false;
-      const samples: Record<string, unknown>[] = [];
-      await ctx.history.scan(pattern.id, since, until, async (batch) => {
-        // Matched on rule workers (history-matching.ts), with the rule's exceptions, under the per-event work budget.
-        for (let start = 0; start < batch.length; start += HISTORY_JOB_EVENTS) {
-          const part = batch.slice(start, start + HISTORY_JOB_EVENTS);
-          const outcome = await runRuleJob(ctx, { kind: 'history', yaml: rule.yaml_content, pattern, exceptions, events: part.map((e) => e.event) });
-          matches += outcome.matched.length;
-          exceptedCount += outcome.excepted.length;
-          for (const i of outcome.matched.slice(0, limit - samples.length)) samples.push({ ...wireValue(part[i].event), timestamp: part[i].eventTime.toISOString() });
-        }
-        scanned += batch.length;
-        if (scanned >= MAX_EVENTS_SCANNED) truncated = true;
-        return !truncated;
-      });
-      return { rule_id: rule.id, rule_title: rule.title, time_range, matches, excepted: exceptedCount, events_scanned: scanned, truncated, sample_matches: samples };
+      const outcome = await testOverHistory(ctx, { yaml: rule.yaml_content, pattern, exceptions, since, until, limit });
+      const { matches, excepted, scanned, truncated, samples } = outcome;
+      return { rule_id: rule.id, rule_title: rule.title, time_range, matches, excepted, events_scanned: scanned, truncated, sample_matches: samples };
     },
   );
 }

@@ -40,12 +40,15 @@ export class ClusterError extends Error {
   }
 }
 
-function clusterErrorOf(error: InstanceType<typeof errors.ResponseError>): ClusterError {
-  const body = error.meta.body as { error?: { reason?: string; type?: string; root_cause?: Array<{ reason?: string }> } | string } | undefined;
+type ErrorBody = { error?: { reason?: string; type?: string; root_cause?: Array<{ reason?: string }> } | string } | undefined;
+
+function clusterErrorFrom(status: number, body: ErrorBody, fallback: string): ClusterError {
   const e = body?.error;
-  if (typeof e === 'string') return new ClusterError(error.meta.statusCode ?? 0, undefined, e);
-  return new ClusterError(error.meta.statusCode ?? 0, e?.type, e?.root_cause?.[0]?.reason ?? e?.reason ?? e?.type ?? error.message);
+  if (typeof e === 'string') return new ClusterError(status, undefined, e);
+  return new ClusterError(status, e?.type, e?.root_cause?.[0]?.reason ?? e?.reason ?? e?.type ?? fallback);
 }
+
+const clusterErrorOf = (error: InstanceType<typeof errors.ResponseError>) => clusterErrorFrom(error.meta.statusCode ?? 0, error.meta.body as ErrorBody, error.message);
 
 /** OpenSearch's own reason for a refused request, when it gave one. */
 export function reasonOf(error: unknown): string {
@@ -68,26 +71,69 @@ export interface ClusterRequest {
   query?: Record<string, string | number | boolean>;
 }
 
+/** The service's error for a failed request: an unreachable or unready cluster becomes BackendUnavailableError. */
+function failureOf(error: unknown): unknown {
+  if (
+    error instanceof errors.ConnectionError ||
+    error instanceof errors.TimeoutError ||
+    error instanceof errors.NoLivingConnectionsError ||
+    (error instanceof errors.ResponseError && UNAVAILABLE_STATUSES.has(error.meta.statusCode ?? 0))
+  ) {
+    return new BackendUnavailableError();
+  }
+  return error instanceof errors.ResponseError ? clusterErrorOf(error) : error;
+}
+
+const transportParams = (request: ClusterRequest) => ({
+  method: request.method,
+  path: request.path,
+  body: request.body as Record<string, unknown> | undefined,
+  bulkBody: request.ndjson,
+  querystring: request.query,
+});
+
 /** Sends a request and answers its body; an unreachable or unready cluster becomes BackendUnavailableError. */
 export async function send<T>(client: Client, request: ClusterRequest): Promise<T> {
   try {
-    const answer = await client.transport.request({
-      method: request.method,
-      path: request.path,
-      body: request.body as Record<string, unknown> | undefined,
-      bulkBody: request.ndjson,
-      querystring: request.query,
-    });
+    const answer = await client.transport.request(transportParams(request));
     return answer.body as T;
   } catch (error) {
-    if (
-      error instanceof errors.ConnectionError ||
-      error instanceof errors.TimeoutError ||
-      error instanceof errors.NoLivingConnectionsError ||
-      (error instanceof errors.ResponseError && UNAVAILABLE_STATUSES.has(error.meta.statusCode ?? 0))
-    ) {
-      throw new BackendUnavailableError();
-    }
-    throw error instanceof errors.ResponseError ? clusterErrorOf(error) : error;
+    throw failureOf(error);
   }
+}
+
+/**
+ * Sends a request and answers its body as bytes, undecoded, in a buffer of its own (which can be moved
+ * to another thread, such as a page of events matched there); failures as `send` gives them.
+ */
+export async function sendForBytes(client: Client, request: ClusterRequest): Promise<Uint8Array> {
+  let status: number;
+  let bytes: Uint8Array;
+  try {
+    const answer = await client.transport.request(transportParams(request), { asStream: true });
+    status = answer.statusCode ?? 0;
+    const chunks: Buffer[] = [];
+    let length = 0;
+    for await (const chunk of answer.body as unknown as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      length += chunk.length;
+    }
+    bytes = new Uint8Array(length);
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    }
+  } catch (error) {
+    throw failureOf(error);
+  }
+  if (status >= 200 && status < 300) return bytes;
+  if (UNAVAILABLE_STATUSES.has(status)) throw new BackendUnavailableError();
+  let body: ErrorBody;
+  try {
+    body = JSON.parse(Buffer.from(bytes).toString('utf8')) as ErrorBody;
+  } catch {
+    body = undefined;
+  }
+  throw clusterErrorFrom(status, body, `status ${status}`);
 }

@@ -11,12 +11,15 @@ import type { Database, Queryable } from '../../db/database.js';
 import { eventEntities } from '../../ingest/detection.js';
 import type { IndexPatternRow } from '../../index-patterns/store.js';
 import { BackendUnavailableError, type EventHistory, type HistoryEvent, type ProcessStarts, type StoredEventInput } from '../backend.js';
-import { ClusterError, send, statusOf } from './client.js';
+import { ClusterError, send, sendForBytes, statusOf, type ClusterRequest } from './client.js';
 import { DAY_MS, dailyIndexName, dayOfIndex, eventIndexName, familyFilter } from './event-days.js';
 import { EVENT_INDEX_BODY, putEventProperties, putEventTemplate } from './event-mapping.js';
+import { hashSlice, lastSortOf } from './history-page.js';
 import { processStartsOnHost } from './host-events.js';
 
 const PAGE = 500;
+/** Events per page of a scan in pages of bytes (several megabytes). */
+const TEXT_PAGE = 5000;
 /** After midnight (UTC), how long writes may still land in the previous day's index (in-flight requests, clocks of other instances). */
 const DAY_OVERLAP_MS = 5 * 60_000;
 /** How long a pattern's list of indices is reused by ingest before it is read again. */
@@ -47,6 +50,8 @@ export class OpenSearchEventHistory implements EventHistory {
   private readonly members = new Map<string, { at: number; names: string[] }>();
   /** The time of arrival (which day's index an event goes to) and of retention; replaceable in tests. */
   now: () => Date = () => new Date();
+  /** Events per page of `scanPages`; replaceable in tests. */
+  pageSize = TEXT_PAGE;
 
   constructor(
     private readonly db: Database,
@@ -169,34 +174,84 @@ export class OpenSearchEventHistory implements EventHistory {
     await send(this.client, { method: 'POST', path: `/${recent.join(',')}/_refresh`, query: { ignore_unavailable: true, allow_no_indices: true } });
   }
 
-  async scan(patternId: string, since: Date, until: Date, visit: (batch: HistoryEvent[]) => Promise<boolean> | boolean): Promise<void> {
+  /** The family and its members to scan for a pattern (refreshed first); undefined when there is nothing to scan. */
+  private async scanned(patternId: string): Promise<{ family: string; members: string[] } | undefined> {
     const pattern = await this.patternOf(this.db, patternId);
-    if (!pattern) return;
+    if (!pattern) return undefined;
     const family = this.familyOf(pattern.name);
     const members = await this.listMembers(family);
-    if (members.length === 0) return;
+    if (members.length === 0) return undefined;
     await this.refreshRecent(family);
+    return { family, members };
+  }
+
+  /** One page of a scan, newest first, starting after the sort values `after`; `only` narrows the events (a slice). */
+  private pageRequest(target: { family: string; members: string[] }, since: Date, until: Date, size: number, after: unknown[] | undefined, only?: object): ClusterRequest {
+    return {
+      method: 'POST',
+      path: `/${target.family}*/_search`,
+      query: { ignore_unavailable: true, allow_no_indices: true },
+      body: {
+        query: { bool: { filter: [{ range: { event_time: { gt: since.toISOString(), lte: until.toISOString() } } }, familyFilter(target.members), ...(only ? [only] : [])] } },
+        sort: [{ event_time: 'desc' }, { hash: 'asc' }],
+        size,
+        track_total_hits: false,
+        // The whole source: the node sends it as stored, where a field list would make it parse each one.
+        _source: true,
+        ...(after ? { search_after: after } : {}),
+      },
+    };
+  }
+
+  async scan(patternId: string, since: Date, until: Date, visit: (batch: HistoryEvent[]) => Promise<boolean> | boolean): Promise<void> {
+    const target = await this.scanned(patternId);
+    if (!target) return;
     let after: unknown[] | undefined;
     for (;;) {
-      const answer = await send<SearchAnswer>(this.client, {
-        method: 'POST',
-        path: `/${family}*/_search`,
-        query: { ignore_unavailable: true, allow_no_indices: true },
-        body: {
-          query: { bool: { filter: [{ range: { event_time: { gt: since.toISOString(), lte: until.toISOString() } } }, familyFilter(members)] } },
-          sort: [{ event_time: 'desc' }, { hash: 'asc' }],
-          size: PAGE,
-          track_total_hits: false,
-          _source: ['event_time', 'event'],
-          ...(after ? { search_after: after } : {}),
-        },
-      });
+      const answer = await send<SearchAnswer>(this.client, this.pageRequest(target, since, until, PAGE, after));
       const hits = answer.hits.hits;
       if (hits.length === 0) return;
       const keepGoing = await visit(hits.map((h) => ({ id: h._id, eventTime: new Date(h._source.event_time), event: h._source.event })));
       if (keepGoing === false || hits.length < PAGE) return;
       after = hits[hits.length - 1].sort;
     }
+  }
+
+  async scanPages(patternId: string, since: Date, until: Date, visit: (page: Uint8Array, part: number) => Promise<boolean>, options: { slices: number; upTo: number }): Promise<void> {
+    const target = await this.scanned(patternId);
+    if (!target) return;
+    const parts = options.slices > 1 && (await this.countBetween(target, since, until)) <= options.upTo ? Math.min(16, options.slices) : 1;
+    let stopped = false;
+    const part = async (k: number) => {
+      let after: unknown[] | undefined;
+      let visiting: Promise<boolean> | undefined;
+      for (;;) {
+        // Fetched while the previous page is being visited.
+        const page = await sendForBytes(this.client, this.pageRequest(target, since, until, this.pageSize, after, parts > 1 ? hashSlice(k, parts) : undefined));
+        if (visiting && !(await visiting)) stopped = true;
+        const last = stopped ? undefined : lastSortOf(page);
+        if (!last) return;
+        visiting = visit(page, k);
+        // Awaited above, or dropped with this scan when the next fetch fails.
+        visiting.catch(() => undefined);
+        after = last;
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: parts }, (_, k) => part(k)));
+    } finally {
+      stopped = true;
+    }
+  }
+
+  private async countBetween(target: { family: string; members: string[] }, since: Date, until: Date): Promise<number> {
+    const answer = await send<{ count: number }>(this.client, {
+      method: 'POST',
+      path: `/${target.family}*/_count`,
+      query: { ignore_unavailable: true, allow_no_indices: true },
+      body: { query: { bool: { filter: [{ range: { event_time: { gt: since.toISOString(), lte: until.toISOString() } } }, familyFilter(target.members)] } } },
+    });
+    return answer.count;
   }
 
   async processStarts(patternId: string, around: Date, host: string, windowMs: number): Promise<ProcessStarts> {
