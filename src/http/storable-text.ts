@@ -1,6 +1,7 @@
 // Text PostgreSQL cannot store: a NUL character (text and jsonb refuse it) or a lone UTF-16 surrogate
 // (a JSON or YAML "\ud800" escape: not Unicode, so jsonb refuses it and text would silently alter it).
 // Input holding such text is refused with its place named, never stored and never a database error.
+import { isUtf8 } from 'node:buffer';
 
 export const NUL_MESSAGE = 'must not contain NUL characters';
 export const SURROGATE_MESSAGE = 'must not contain a lone UTF-16 surrogate (invalid Unicode)';
@@ -43,13 +44,13 @@ export function unstorableTexts(data: unknown): TextIssue[] {
   return issues;
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** The bytes as text, or null when they are not valid UTF-8 (a body is refused, never altered into U+FFFD). */
+/**
+ * The bytes as text, or null when they are not valid UTF-8 (a body is refused, never altered into
+ * U+FFFD); a leading byte-order mark is dropped. Checked, then decoded, natively (about twice as fast
+ * as a fatal TextDecoder on large bodies).
+ */
 export function utf8Text(bytes: Uint8Array): string | null {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    return null;
-  }
+  if (!isUtf8(bytes)) return null;
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }

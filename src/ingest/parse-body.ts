@@ -8,6 +8,7 @@
 import { HttpError, badRequest } from '../http/errors.js';
 import { MAX_INGEST_BYTES, inflateBody, type LineLimit } from './inflate-body.js';
 import { parseJson } from '../http/exact-json.js';
+import { utf8Text } from '../http/storable-text.js';
 
 export { MAX_INGEST_BYTES };
 
@@ -28,26 +29,17 @@ export interface ParsedBatch {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-function strictText(bytes: Uint8Array): string | null {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    return null;
-  }
-}
 
 /** The lines of `data` (split at LF), each decoded on its own: null for a line that is not valid UTF-8. */
 function strictLines(data: Buffer): (string | null)[] {
   const lines: (string | null)[] = [];
   let start = 0;
-  for (let i = 0; i <= data.length; i++) {
-    if (i < data.length && data[i] !== 0x0a) continue;
-    lines.push(strictText(data.subarray(start, i)));
-    start = i + 1;
+  for (;;) {
+    const end = data.indexOf(0x0a, start);
+    lines.push(utf8Text(data.subarray(start, end < 0 ? data.length : end)));
+    if (end < 0) return lines;
+    start = end + 1;
   }
-  return lines;
 }
 
 /** A _bulk action takes one line or two: past twice the most actions, the request holds too many. */
@@ -80,7 +72,7 @@ function parsesAlone(line: Buffer): boolean {
  * is null, for the caller to refuse alone. */
 export async function decodeLines(raw: Buffer, encoding: string | undefined): Promise<(string | null)[]> {
   const data = await inflateBody(raw, encoding, bulkLimit, 2 * MAX_INGEST_EVENTS);
-  const text = strictText(data);
+  const text = utf8Text(data);
   return text !== null ? text.split('\n') : strictLines(data);
 }
 
@@ -91,7 +83,7 @@ export async function decodeLines(raw: Buffer, encoding: string | undefined): Pr
  */
 export async function readEvents(raw: Buffer, encoding: string | undefined): Promise<ParsedBatch> {
   const data = await inflateBody(raw, encoding, ndjsonLimit(), MAX_INGEST_EVENTS);
-  const text = strictText(data);
+  const text = utf8Text(data);
   if (text !== null) return parseEvents(text);
   const lines = strictLines(data);
   const first = lines.find((l) => l === null || l.trim() !== '');
