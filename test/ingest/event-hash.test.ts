@@ -31,7 +31,7 @@ const CASES: unknown[] = [
   5,
   null,
   {},
-  { x: -0, y: 1e21, z: 'é"\\\n\u2028', n: 1.5e-7, big: 9007199254740993 },
+  { x: -0, y: 1e21, z: 'é"\\\n\u2028', n: 1.5e-7, big: 2 ** 53 + 2 },
   { Event: { System: { TimeCreated: { SystemTime: 't' }, EventID: 1 }, EventData: { Data: [{ Name: 'b', '#text': 1 }, { '#text': 2, Name: 'a' }] } } },
 ];
 
