@@ -153,7 +153,7 @@ export async function scaleBench(corpus: string): Promise<void> {
     const runsSaid = one.runs > 1 || r.runs > 1 ? ` (totals of ${one.runs} and ${r.runs} runs)` : '';
     process.stdout.write(
       [
-        `  ${check(cpu <= 1.15)} ${count} instances' service CPU per event ÷ one instance's = ${cpu.toFixed(2)} (target ≤ 1.15); PostgreSQL's ${(r.postgresCpu / one.postgresCpu).toFixed(2)}${runsSaid}`,
+        `  ${check(cpu <= 1.15)} ${count} instances' service CPU per event ÷ one instance's = ${cpu.toFixed(3)} (target ≤ 1.15); PostgreSQL's ${(r.postgresCpu / one.postgresCpu).toFixed(2)}${runsSaid}`,
         `  ${check(r.lockShare <= 0.05)} ${count} instances: lock waits ${pct(r.lockShare)} of active backend samples (target ≤ 5%; one instance ${pct(one.lockShare)})`,
         `  ${count} instances' events/s ÷ one instance's = ${(r.rate / one.rate).toFixed(2)} (on this ${availableParallelism()}-core machine the instances and PostgreSQL share the cores: throughput is bounded by them, not by the instances)`,
       ].join('\n') + '\n',
