@@ -69,7 +69,7 @@ export class PostgresCpu {
     this.first.clear();
     this.last.clear();
     for (const [pid, ms] of this.read()) this.first.set(pid, ms);
-    this.timer = setInterval(() => this.sample(), everyMs);
+    this.timer = setInterval(() => this.sample(), everyMs).unref();
   }
 
   private sample(): void {
@@ -147,6 +147,7 @@ export class LockSampler {
         await new Promise((ok) => setTimeout(ok, everyMs));
       }
     })();
+    this.loop.catch(() => {}); // a failure is thrown by stop()
   }
 
   async stop(): Promise<LockSample> {

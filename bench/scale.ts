@@ -31,6 +31,8 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 interface Run {
   instances: number;
   events: number;
+  /** Events each instance received. */
+  eventsEach: number[];
   wallMs: number;
   /** Service CPU ms of each instance over the measured posting. */
   cpuMs: number[];
@@ -77,15 +79,23 @@ async function runWith(count: number, zip: Uint8Array, specs: Spec[], streams: s
     postgres.start();
     sampler.start();
     const t0 = performance.now();
-    const posted = await Promise.all(services.map((s, i) => postBodies(s, PATTERN, pattern.token, ndjsonBodies(streams[i], BATCH), CONCURRENCY)));
+    let posted: { events: number; alerts: number }[];
+    try {
+      posted = await Promise.all(services.map((s, i) => postBodies(s, PATTERN, pattern.token, ndjsonBodies(streams[i], BATCH), CONCURRENCY)));
+    } catch (error) {
+      postgres.stop();
+      await sampler.stop();
+      throw error;
+    }
     const wallMs = performance.now() - t0;
     const postgresMs = postgres.stop();
     const cpuMs = services.map((s, i) => s.cpuMs() - cpu0[i]);
     const locks = await sampler.stop();
     const loadAfter = load();
     const { correlationAlerts } = await outcomeOf(first);
-    const sum = <K extends 'events' | 'alerts'>(k: K) => posted.reduce((acc, p) => acc + p[k], 0);
-    return { instances: count, events: sum('events'), wallMs, cpuMs, idleMsPerS, postgresMs, alerts: sum('alerts'), correlationAlerts, locks, loadAfter };
+    const eventsEach = posted.map((p) => p.events);
+    const alerts = posted.reduce((acc, p) => acc + p.alerts, 0);
+    return { instances: count, events: eventsEach.reduce((a, b) => a + b, 0), eventsEach, wallMs, cpuMs, idleMsPerS, postgresMs, alerts, correlationAlerts, locks, loadAfter };
   } finally {
     for (const s of services.slice(1)) await s.drop();
     await first.drop();
@@ -102,7 +112,7 @@ function describe(run: Run): string[] {
       .join('; ') || 'none';
   return [
     `  ${run.instances} instance${run.instances > 1 ? 's' : ''}: ${fmt(run.events)} events in ${(run.wallMs / 1000).toFixed(1)} s = ${fmt((run.events / run.wallMs) * 1000)} events/s wall; ${fmt(run.alerts)} alerts (${fmt(run.correlationAlerts)} by correlations)`,
-    `    service CPU ${us(service)} µs per event${run.instances > 1 ? ` (${run.cpuMs.map((ms) => us(ms)).join(' + ')} µs per event of all events; per own event ${run.cpuMs.map((ms) => ((ms * 1000 * run.instances) / run.events).toFixed(1)).join(', ')})` : ''}, PostgreSQL CPU ${us(run.postgresMs)} µs per event, together ${us(service + run.postgresMs)}`,
+    `    service CPU ${us(service)} µs per event${run.instances > 1 ? ` (${run.cpuMs.map((ms) => us(ms)).join(' + ')} µs per event of all events; per event it received ${run.cpuMs.map((ms, i) => ((ms * 1000) / run.eventsEach[i]).toFixed(1)).join(', ')})` : ''}, PostgreSQL CPU ${us(run.postgresMs)} µs per event, together ${us(service + run.postgresMs)}`,
     `    idle before the posting: ${run.idleMsPerS.map((x) => x.toFixed(0)).join(', ')} ms of CPU per second${run.instances > 1 ? ' per instance' : ''}`,
     `    backends: ${(active / Math.max(1, samples)).toFixed(2)} active and ${(inTransaction / Math.max(1, samples)).toFixed(2)} in a transaction on average over ${fmt(samples)} samples; ` +
       `waiting on a lock ${pct(lockWaits / Math.max(1, active))} of active backend samples (${pct(lockWaits / Math.max(1, inTransaction))} of those in a transaction)`,
