@@ -32,9 +32,9 @@ const ROUNDS = Number(process.env.BENCH_CORRELATION_ROUNDS ?? 8);
 const CORRELATIONS = 50;
 const GROUPS = 10_000;
 /** The event time the stream covers: 60,000 events in an hour of a fleet. */
-const SPAN_MS = 3600_000;
+export const SPAN_MS = 3600_000;
 /** The service's allowed lateness: batches posted over several connections arrive a few minutes out of order. */
-const LATENESS_S = 600;
+export const LATENESS_S = 600;
 const SCOPE = [{ product: 'windows' }];
 
 const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
@@ -51,7 +51,7 @@ interface MatchedRule {
 }
 
 /** The deployed rules the unmodified attack events match (those are the events that feed correlations). */
-function matchedRules(corpus: string, catalog: RuleCatalog, shape: (e: Record<string, unknown>) => object): MatchedRule[] {
+export function matchedRules(corpus: string, catalog: RuleCatalog, shape: (e: Record<string, unknown>) => object): MatchedRule[] {
   const byRule = new Map<number, MatchedRule>();
   for (const event of regressionEvents(corpus)) {
     for (const i of catalog.index.match(shape(event))) {
@@ -66,7 +66,7 @@ function matchedRules(corpus: string, catalog: RuleCatalog, shape: (e: Record<st
   return [...byRule.values()].sort((a, b) => b.events - a.events || a.id.localeCompare(b.id));
 }
 
-interface Spec {
+export interface Spec {
   type: 'event_count' | 'value_count' | 'temporal';
   rules: string[];
   groupBy: string[];
@@ -79,7 +79,7 @@ interface Spec {
  * rules each (taken in turn from the list), grouped by host, user, image or host and user; temporal
  * ones pair rules whose events come from one host, grouped by host.
  */
-function correlationSpecs(rules: MatchedRule[]): Spec[] {
+export function correlationSpecs(rules: MatchedRule[]): Spec[] {
   const specs: Spec[] = [];
   const take = (k: number, n: number) => Array.from({ length: n }, (_, j) => rules[(k * n + j) % rules.length].id);
   const groupings = [['Computer'], ['User'], ['Image'], ['Computer', 'User']];
@@ -133,8 +133,19 @@ level: high
 
 // ---- end to end ----
 
+/** Creates and deploys the correlation rules of `specs` on `pattern`; answers their ids. */
+export async function deployCorrelations(service: BenchService, pattern: string, specs: Spec[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const [k, spec] of specs.entries()) {
+    const created = await service.ok('POST', '/api/rules', { yaml_content: correlationYaml(k, spec), index_pattern: pattern });
+    await service.ok('POST', `/api/rules/${created.id}/deploy`);
+    ids.push(created.id);
+  }
+  return ids;
+}
+
 /** The fleet events of one stretch of event time, in time order. */
-function streamOf(corpus: string, count: number, seed: number, endMs: number, spanMs: number, alerts: (e: Record<string, unknown>) => boolean): string[] {
+export function streamOf(corpus: string, count: number, seed: number, endMs: number, spanMs: number, alerts: (e: Record<string, unknown>) => boolean): string[] {
   const lines = fleetEvents(corpus, count, { seed, endMs, spanMs, alerts });
   const at = (line: string) => Date.parse((JSON.parse(line) as { '@timestamp': string })['@timestamp']);
   return lines
@@ -144,7 +155,7 @@ function streamOf(corpus: string, count: number, seed: number, endMs: number, sp
 }
 
 
-interface Outcome {
+export interface Outcome {
   correlationAlerts: number;
   /** Each correlation's head, and the characters of its windows and waiting matches. */
   states: { state: string; parts: string | number }[];
@@ -162,7 +173,7 @@ const OUTCOME_SQL = {
 };
 
 /** What the correlations did, read from the database once the posting is over (the service stops on the embedded one). */
-async function outcomeOf(service: BenchService): Promise<Outcome> {
+export async function outcomeOf(service: BenchService): Promise<Outcome> {
   if (service.kind === 'postgres') {
     const client = await service.sql();
     try {
@@ -221,12 +232,7 @@ async function benchOne(kind: BenchDatabase, zip: Uint8Array, specs: Spec[], lin
       out.push(`  ${p.name}: ${imported.created} rules imported, ${imported.deployed} deployed, in ${(imported.ms / 1000).toFixed(1)} s`);
     }
     const t0 = performance.now();
-    const correlationIds: string[] = [];
-    for (const [k, spec] of specs.entries()) {
-      const created = await service.ok('POST', '/api/rules', { yaml_content: correlationYaml(k, spec), index_pattern: correlated.name });
-      await service.ok('POST', `/api/rules/${created.id}/deploy`);
-      correlationIds.push(created.id);
-    }
+    const correlationIds = await deployCorrelations(service, correlated.name, specs);
     out.push(`  bench-correlated: ${correlationIds.length} correlation rules created and deployed in ${((performance.now() - t0) / 1000).toFixed(1)} s (load ${load()})`);
     // Warm-up (JIT, scanners, first pages of the tables), with event times before the measured stream.
     for (const p of [plain, correlated]) await post(service, p.name, p.token, ndjsonBodies(warm, BATCH));

@@ -13,6 +13,9 @@
 //   triage   — bulk status changes by filter over 100,000 alerts, with /api/health latency meanwhile (bench/triage.ts)
 //   notifications — ingest with the SigmaHQ rules and two channels (webhook, mail) against without, 10,000
 //              alerts delivered to a webhook, and the same throttled into digests (bench/notifications.ts)
+//   scale    — one, then two instances on one PostgreSQL database with the SigmaHQ and 50 correlation
+//              rules: CPU per event of each instance and of PostgreSQL, lock waits meanwhile; PostgreSQL
+//              only (bench/scale.ts; skipped with a line saying so otherwise)
 //   opensearch — percolation and ingest with the OpenSearch backend against the embedded one, when a node
 //              answers at OPENSEARCH_BENCH_URL (bench/opensearch.ts; skipped with a line saying so otherwise)
 // The end-to-end sections run on the embedded database and, when BENCH_DATABASE_URL or
@@ -21,7 +24,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SECTIONS = ['matcher', 'ingest', 'correlation', 'correlation-growth', 'notifications', 'history', 'alerts', 'triage', 'opensearch'] as const;
+const SECTIONS = ['matcher', 'ingest', 'correlation', 'correlation-growth', 'notifications', 'history', 'alerts', 'triage', 'scale', 'opensearch'] as const;
 const corpus = resolve(dirname(fileURLToPath(import.meta.url)), '../../shared/corpus');
 if (!existsSync(resolve(corpus, 'sigma-rules/rules'))) {
   console.error(`vigil bench: the SigmaHQ corpus is expected at ${corpus} (../shared/corpus beside the checkout)`);
@@ -42,6 +45,7 @@ for (const section of SECTIONS.filter((s) => wanted.includes(s))) {
   else if (section === 'notifications') await (await import('./notifications.js')).notificationsBench(corpus);
   else if (section === 'opensearch') await (await import('./opensearch.js')).openSearchBench(corpus);
   else if (section === 'history') await (await import('./history.js')).historyBench(corpus);
+  else if (section === 'scale') await (await import('./scale.js')).scaleBench(corpus);
   else if (section === 'triage') await (await import('./triage.js')).triageBench(corpus);
   else await (await import('./alerts.js')).alertsBench(corpus);
 }

@@ -83,6 +83,15 @@ export class BenchService {
     return BenchService.launch(kind, env, dataDir, databaseUrl, dropDatabase);
   }
 
+  /**
+   * Another instance on the PostgreSQL database of `first` (postgres only), as a second instance of a
+   * deployment runs: the same DATABASE_URL. Its drop() stops it and leaves the database to `first`.
+   */
+  static async beside(first: BenchService, env: Record<string, string> = {}): Promise<BenchService> {
+    if (!first.databaseUrl) throw new Error('a second instance needs a PostgreSQL database');
+    return BenchService.launch(first.kind, env, undefined, first.databaseUrl, async () => {});
+  }
+
   private static async launch(
     kind: BenchDatabase,
     env: Record<string, string>,
