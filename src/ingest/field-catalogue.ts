@@ -28,15 +28,32 @@ export function countFields(events: Record<string, unknown>[]): Map<string, numb
   return counts;
 }
 
-/** Adds `counts` (from countFields) to the pattern's catalogue; with `sign` -1, takes them back. */
-export async function recordFields(tx: Queryable, patternId: string, counts: Map<string, number>, sign: 1 | -1 = 1): Promise<void> {
+/** `counts` less the fields of `events` (those of events that turned out not to be new). */
+export function withoutFieldsOf(counts: Map<string, number>, events: Record<string, unknown>[]): Map<string, number> {
+  if (events.length === 0) return counts;
+  const left = new Map(counts);
+  for (const [field, n] of countFields(events)) {
+    const rest = (left.get(field) ?? 0) - n;
+    if (rest > 0) left.set(field, rest);
+    else left.delete(field);
+  }
+  return left;
+}
+
+/**
+ * Adds `counts` (from countFields) to the pattern's catalogue, in one statement of its own: the rows
+ * are shared by every writer of the pattern, so they are locked only for that statement (never for a
+ * whole ingest transaction), and in the order of the fields, so two writers never wait on each other
+ * in a cycle.
+ */
+export async function recordFields(db: Queryable, patternId: string, counts: Map<string, number>): Promise<void> {
   if (counts.size === 0) return;
-  const fields = [...counts.keys()];
-  await tx.query(
+  const fields = [...counts.keys()].sort();
+  await db.query(
     `INSERT INTO event_fields (index_pattern_id, field, count, last_seen)
      SELECT $1, f, c, now() FROM unnest($2::text[], $3::bigint[]) AS u(f, c)
      ON CONFLICT (index_pattern_id, field) DO UPDATE SET count = event_fields.count + EXCLUDED.count, last_seen = now()`,
-    [patternId, fields, [...counts.values()].map((n) => sign * n)],
+    [patternId, fields, fields.map((f) => counts.get(f)!)],
   );
 }
 

@@ -19,7 +19,7 @@ import { MAX_EVENT_DEPTH, nestedTooDeep } from '../sigma/index.js';
 import { draftAlerts, matchedRules, matchEvents, ruleIdsOf, type AcceptedEvent, type Matches } from './detection.js';
 import { eventTime, unstorableJson } from './event-checks.js';
 import { eventHash } from './event-hash.js';
-import { countFields, recordFields } from './field-catalogue.js';
+import { countFields, recordFields, withoutFieldsOf } from './field-catalogue.js';
 import { correlationPlan, type CorrelationPlan } from '../correlation/plan.js';
 import { ChunkSize, INGEST_CHUNK } from './chunk-size.js';
 import { correlate } from '../correlation/correlate.js';
@@ -180,24 +180,24 @@ async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: P
   // The alerts are drafted before the transaction (a read outside it waits behind at most one ingest
   // transaction), so the transaction holds the database only for its writes.
   const { alerts, seen } = draftAlerts(matches, await matchedRules(ctx.db, matches.ruleIds), ctx.enricher, pattern, accepted);
+  let fresh: Map<string, number> | undefined;
+  let created: number;
   try {
-    return await ctx.db.transaction(async (tx) => {
+    created = await ctx.db.transaction(async (tx) => {
       // Sent together, without waiting for each other's answers: the database runs them in order.
-      // The catalogue counts stored events; the chunk's counts assume every event is new, and the
-      // repeats (kept once) are taken back below.
       const storing = ctx.history.store(tx, pattern.id, accepted);
-      const counting = recordFields(tx, pattern.id, chunk.fields);
       const drafts = alerts.map((alert, i) => ({ alert, event: seen[i] })).filter((d) => !plan?.silenced.has(d.alert.ruleId));
       const alerting = raiseAlerts(tx, drafts);
       // Observed below; a failure meanwhile must not count as unhandled.
-      for (const pending of [storing, counting, alerting]) pending.catch(() => {});
+      for (const pending of [storing, alerting]) pending.catch(() => {});
       // The matches each exception suppressed, added to its count once for the chunk.
       const countingHits = matches.excepted ? addExceptionHits(tx, matches.excepted) : undefined;
       countingHits?.catch(() => {});
-      const [stored, , created] = await Promise.all([storing, counting, alerting, countingHits]);
+      const [stored, created] = await Promise.all([storing, alerting, countingHits]);
       const isNew = new Set(stored);
       const repeats = accepted.filter((e) => !stored.delete(e.hash));
-      if (repeats.length > 0) await recordFields(tx, pattern.id, countFields(repeats.map((e) => e.event)), -1);
+      // The catalogue counts stored events: the chunk's counts less those of the repeats (kept once).
+      fresh = withoutFieldsOf(chunk.fields, repeats.map((e) => e.event));
       if (!plan) return created;
       // Only events stored for the first time count in correlation windows.
       const inputs = alerts.flatMap((draft, i) => (isNew.has(draft.eventHash) ? [{ draft, event: seen[i] }] : []));
@@ -209,6 +209,15 @@ async function storeChunk(ctx: IngestContext, pattern: IndexPatternRow, chunk: P
     if (plan) forgetStates(ctx);
     throw error;
   }
+  // Written after the commit, in a statement of its own: the catalogue's rows are shared by every
+  // writer of the pattern, and holding them for the whole transaction made its writers take turns.
+  // The events are stored whatever happens here: a failure costs the catalogue this chunk's counts.
+  try {
+    if (fresh) await recordFields(ctx.db, pattern.id, fresh);
+  } catch (error) {
+    warnings.push(`The events are stored, but the field catalogue could not count their fields: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return created;
 }
 
 /** The answer to a request that failed after some of its chunks were committed: it says how many

@@ -180,4 +180,17 @@ describeEachDatabase('event ingestion and the field catalogue', (ctx) => {
     const counts = Object.fromEntries(fields.data.items.map((f: { field: string; count: number }) => [f.field, f.count]));
     assert.deepEqual(counts, { '@timestamp': 2, 'host.name': 2 });
   });
+
+  test('concurrent requests with fields in other orders each count once in the catalogue', async () => {
+    const p = await createPattern(admin, { name: 'concurrent-fields' });
+    const batch = (r: number) =>
+      Array.from({ length: 200 }, (_, i) =>
+        r % 2 === 0 ? { '@timestamp': `2026-01-01T00:${String(r).padStart(2, '0')}:00Z`, a: i, b: r, z: 'x' } : { z: 'y', b: r, a: i, '@timestamp': `2026-01-01T00:${String(r).padStart(2, '0')}:00Z` },
+      );
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, r) => ingest(ctx.service, p, batch(r))));
+    for (const answer of answers) assert.equal(answer.statusCode, 200, answer.body);
+    const fields = await viewer.get(`/api/index_patterns/${p.id}/fields`);
+    const counts = Object.fromEntries(fields.data.items.map((f: { field: string; count: number }) => [f.field, f.count]));
+    assert.deepEqual(counts, { '@timestamp': 1200, a: 1200, b: 1200, z: 1200 });
+  });
 });
