@@ -435,8 +435,12 @@ async function ingestBench(corpus: string, prefix: string): Promise<void> {
     }
     const [embedded, open] = services.map((s) => s.pass);
     if (services.some((s) => s.failed)) return;
+    // CPU per event of everything that ingests: the service, and for OpenSearch the node too.
+    const cpuPerEvent = (p: Pass) => (p.cpuMs + p.nodeCpuMs) / p.events;
+    const byCpu = cpuPerEvent(embedded) / cpuPerEvent(open);
     process.stdout.write(
-      `  opensearch ÷ embedded = 1/${fmt(rate(embedded) / rate(open))} by wall time; load average after: ${load()}` +
+      `  ${byCpu >= 0.5 ? 'OK  ' : 'MISS'} opensearch ÷ embedded = ${(rate(open) / rate(embedded)).toFixed(2)} by wall time, ${byCpu.toFixed(2)} by CPU per event with the node's counted ` +
+        `(target ≥ 0.5); load average after: ${load()}` +
         `${open.alerts !== embedded.alerts ? `; the alert counts DIFFER (${open.alerts} against ${embedded.alerts})` : ''}\n`,
     );
   } finally {
