@@ -185,6 +185,11 @@ export class OpenSearchEventHistory implements EventHistory {
     return { family, members };
   }
 
+  /** The family's events with their time in (since, until]. */
+  private inRange(target: { members: string[] }, since: Date, until: Date): object[] {
+    return [{ range: { event_time: { gt: since.toISOString(), lte: until.toISOString() } } }, familyFilter(target.members)];
+  }
+
   /** One page of a scan, newest first, starting after the sort values `after`; `only` narrows the events (a slice). */
   private pageRequest(target: { family: string; members: string[] }, since: Date, until: Date, size: number, after: unknown[] | undefined, only?: object): ClusterRequest {
     return {
@@ -192,7 +197,7 @@ export class OpenSearchEventHistory implements EventHistory {
       path: `/${target.family}*/_search`,
       query: { ignore_unavailable: true, allow_no_indices: true },
       body: {
-        query: { bool: { filter: [{ range: { event_time: { gt: since.toISOString(), lte: until.toISOString() } } }, familyFilter(target.members), ...(only ? [only] : [])] } },
+        query: { bool: { filter: [...this.inRange(target, since, until), ...(only ? [only] : [])] } },
         sort: [{ event_time: 'desc' }, { hash: 'asc' }],
         size,
         track_total_hits: false,
@@ -249,7 +254,7 @@ export class OpenSearchEventHistory implements EventHistory {
       method: 'POST',
       path: `/${target.family}*/_count`,
       query: { ignore_unavailable: true, allow_no_indices: true },
-      body: { query: { bool: { filter: [{ range: { event_time: { gt: since.toISOString(), lte: until.toISOString() } } }, familyFilter(target.members)] } } },
+      body: { query: { bool: { filter: this.inRange(target, since, until) } } },
     });
     return answer.count;
   }
