@@ -3,7 +3,7 @@
 // the same test), each event held to the per-event work budget with the matching cost of the rule and its
 // exceptions (413 naming it), then matched and checked against the exceptions. Answers the positions
 // of the events matched and of those an exception would suppress. A batch comes as events, or as a page
-// of the cluster's history as text (parsed here, off the main thread), whose first matched events come
+// of the cluster's history as bytes (decoded and parsed here, off the main thread), whose first matched events come
 // back as samples in text with their numbers as stored.
 import { shaperOfPattern } from '../index-patterns/event-shape.js';
 import type { IndexPatternRow } from '../index-patterns/store.js';
